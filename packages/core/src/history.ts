@@ -1,0 +1,326 @@
+import {
+  type ContentBlock,
+  type Message,
+  newMessageId,
+  type ToolResultBlock,
+  toolResult,
+} from './messages.js';
+
+/** The ways a history can break the pairing invariant. */
+export const VIOLATION_KINDS: readonly [
+  'missing-result',
+  'orphan-result',
+  'duplicate-result',
+  'duplicate-tool-use',
+  'misplaced-tool-use',
+  'misplaced-result',
+  'empty-message',
+] = [
+  'missing-result',
+  'orphan-result',
+  'duplicate-result',
+  'duplicate-tool-use',
+  'misplaced-tool-use',
+  'misplaced-result',
+  'empty-message',
+] as const;
+/** A way a history can break the pairing invariant. */
+export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+/** One break of the pairing invariant, located precisely. */
+export interface HistoryViolation {
+  /** What is wrong. */
+  readonly kind: ViolationKind;
+  /** Index of the message where it was found. */
+  readonly messageIndex: number;
+  /** Id of that message. */
+  readonly messageId: string;
+  /** The tool call concerned, when there is one. */
+  readonly toolUseId?: string;
+  /** A sentence for humans. */
+  readonly detail: string;
+}
+
+/**
+ * Checks the pairing invariant and returns every violation (empty when the history is valid):
+ * every `tool_use` of an assistant message has exactly one `tool_result` in the very next message,
+ * which is a user message; every `tool_result` answers a call of the message just before it;
+ * `tool_use` ids are unique; tool calls appear only in assistant messages and results only in user
+ * messages; no message is empty.
+ */
+export function validateHistory(history: readonly Message[]): HistoryViolation[] {
+  const violations: HistoryViolation[] = [];
+  const seenUseIds = new Set<string>();
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as Message;
+    const at = (kind: ViolationKind, detail: string, toolUseId?: string): void => {
+      violations.push({ kind, messageIndex: index, messageId: message.id, toolUseId, detail });
+    };
+    if (message.content.length === 0) at('empty-message', `message ${message.id} has no content`);
+    const previous = index > 0 ? history[index - 1] : undefined;
+    const callsBefore = new Set<string>();
+    if (previous?.role === 'assistant') {
+      for (const block of previous.content)
+        if (block.type === 'tool_use') callsBefore.add(block.id);
+    }
+    const answered = new Set<string>();
+    for (const block of message.content) {
+      if (block.type === 'tool_use') {
+        if (message.role !== 'assistant') {
+          at('misplaced-tool-use', `tool call ${block.id} in a user message`, block.id);
+        } else if (seenUseIds.has(block.id)) {
+          at('duplicate-tool-use', `tool call id ${block.id} used twice`, block.id);
+        } else {
+          // Only real calls claim an id; a misplaced one is reported as misplaced, not duplicated.
+          seenUseIds.add(block.id);
+        }
+      } else if (block.type === 'tool_result') {
+        if (message.role !== 'user') {
+          at(
+            'misplaced-result',
+            `tool result ${block.toolUseId} in an assistant message`,
+            block.toolUseId,
+          );
+        } else if (!callsBefore.has(block.toolUseId)) {
+          at(
+            'orphan-result',
+            `tool result ${block.toolUseId} answers no call of the previous message`,
+            block.toolUseId,
+          );
+        } else if (answered.has(block.toolUseId)) {
+          at('duplicate-result', `tool call ${block.toolUseId} answered twice`, block.toolUseId);
+        }
+        answered.add(block.toolUseId);
+      }
+    }
+    if (message.role === 'assistant') {
+      const next = history[index + 1];
+      const resultIds = new Set<string>();
+      if (next?.role === 'user') {
+        for (const block of next.content)
+          if (block.type === 'tool_result') resultIds.add(block.toolUseId);
+      }
+      const ownIds = new Set<string>();
+      for (const block of message.content) {
+        if (block.type !== 'tool_use' || ownIds.has(block.id)) continue;
+        ownIds.add(block.id);
+        if (!resultIds.has(block.id))
+          at('missing-result', `tool call ${block.id} has no result`, block.id);
+      }
+    }
+  }
+  return violations;
+}
+
+/** The kinds of change `repairHistory` makes. */
+export type RepairKind =
+  | 'synthesized-result'
+  | 'dropped-orphan-result'
+  | 'dropped-duplicate-result'
+  | 'dropped-duplicate-tool-use'
+  | 'dropped-misplaced-block'
+  | 'dropped-empty-message'
+  | 'inserted-result-message';
+
+/** One change made by `repairHistory`. Repairs are always reported, never silent. */
+export interface HistoryRepair {
+  /** What was changed. */
+  readonly kind: RepairKind;
+  /** Id of the message changed (or inserted). */
+  readonly messageId: string;
+  /** The tool call concerned, when there is one. */
+  readonly toolUseId?: string;
+  /** A sentence for humans. */
+  readonly detail: string;
+}
+
+/** The repaired history and what was done to it. */
+export interface RepairResult {
+  /** A history for which `validateHistory` returns nothing. */
+  readonly history: Message[];
+  /** Every change, in order; empty when the input was already valid. */
+  readonly repairs: HistoryRepair[];
+}
+
+/** Options of `repairHistory`. */
+export interface RepairOptions {
+  /** Why calls lack results; worded into the synthesised results. Default `interrupted`. */
+  readonly reason?: 'cancelled' | 'interrupted';
+  /** Id factory for inserted messages (tests pass a deterministic one). */
+  readonly newId?: () => string;
+}
+
+/** The text of a synthesised result for a call that never finished. */
+export function interruptedResultText(reason: 'cancelled' | 'interrupted'): string {
+  return reason === 'cancelled'
+    ? 'Tool call cancelled before it finished; it did not return a result.'
+    : 'Tool call interrupted before it finished; its outcome is unknown.';
+}
+
+/**
+ * Restores the pairing invariant after a cancellation or a crash, changing as little as possible:
+ * a call without a result gets a synthesised `isError` result; orphan, duplicate and misplaced tool
+ * blocks are dropped; messages left empty are dropped. User text and images are never altered or
+ * reordered. Returns a new array (the input is not mutated) and every repair made.
+ */
+export function repairHistory(
+  history: readonly Message[],
+  options: RepairOptions = {},
+): RepairResult {
+  const reason = options.reason ?? 'interrupted';
+  const newId = options.newId ?? (() => newMessageId());
+  const repairs: HistoryRepair[] = [];
+  const cleaned: Message[] = [];
+  const seenUseIds = new Set<string>();
+
+  // Pass 1: drop misplaced and duplicate tool calls, and empty messages.
+  for (const message of history) {
+    const content: ContentBlock[] = [];
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && message.role !== 'assistant') {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          toolUseId: block.id,
+          detail: `dropped tool call ${block.id} from a user message`,
+        });
+      } else if (block.type === 'tool_result' && message.role !== 'user') {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          toolUseId: block.toolUseId,
+          detail: `dropped tool result ${block.toolUseId} from an assistant message`,
+        });
+      } else if (block.type === 'tool_use' && seenUseIds.has(block.id)) {
+        repairs.push({
+          kind: 'dropped-duplicate-tool-use',
+          messageId: message.id,
+          toolUseId: block.id,
+          detail: `dropped second tool call with id ${block.id}`,
+        });
+      } else {
+        if (block.type === 'tool_use') seenUseIds.add(block.id);
+        content.push(block);
+      }
+    }
+    if (content.length === 0) {
+      repairs.push({
+        kind: 'dropped-empty-message',
+        messageId: message.id,
+        detail: `dropped empty ${message.role} message ${message.id}`,
+      });
+      continue;
+    }
+    cleaned.push(content.length === message.content.length ? message : { ...message, content });
+  }
+
+  // Pass 2: pair every call with exactly one result in the next message.
+  const output: Message[] = [];
+  for (let index = 0; index < cleaned.length; index++) {
+    const message = cleaned[index] as Message;
+    const previous = output[output.length - 1];
+    let current = message;
+    if (message.role === 'user') current = dropUnpairedResults(message, previous, repairs);
+    if (current.content.length === 0) {
+      repairs.push({
+        kind: 'dropped-empty-message',
+        messageId: message.id,
+        detail: `dropped user message ${message.id}: it held only dropped results`,
+      });
+      continue;
+    }
+    output.push(current);
+    if (current.role !== 'assistant') continue;
+    const calls = current.content.filter((block) => block.type === 'tool_use');
+    if (calls.length === 0) continue;
+    const next = cleaned[index + 1];
+    const answered = new Set<string>();
+    if (next?.role === 'user') {
+      for (const block of next.content)
+        if (block.type === 'tool_result') answered.add(block.toolUseId);
+    }
+    const missing = calls.filter((call) => !answered.has(call.id));
+    if (missing.length === 0) continue;
+    const synthesized = missing.map((call) =>
+      toolResult(call.id, interruptedResultText(reason), true),
+    );
+    if (next?.role === 'user') {
+      cleaned[index + 1] = insertResults(next, synthesized);
+      for (const call of missing) {
+        repairs.push({
+          kind: 'synthesized-result',
+          messageId: next.id,
+          toolUseId: call.id,
+          detail: `added a ${reason} result for tool call ${call.id}`,
+        });
+      }
+    } else {
+      const inserted: Message = { id: newId(), role: 'user', content: synthesized };
+      repairs.push({
+        kind: 'inserted-result-message',
+        messageId: inserted.id,
+        detail: `inserted a user message with ${synthesized.length} ${reason} result(s)`,
+      });
+      for (const call of missing) {
+        repairs.push({
+          kind: 'synthesized-result',
+          messageId: inserted.id,
+          toolUseId: call.id,
+          detail: `added a ${reason} result for tool call ${call.id}`,
+        });
+      }
+      output.push(inserted);
+    }
+  }
+  return { history: output, repairs };
+}
+
+function dropUnpairedResults(
+  message: Message,
+  previous: Message | undefined,
+  repairs: HistoryRepair[],
+): Message {
+  const calls = new Set<string>();
+  if (previous?.role === 'assistant') {
+    for (const block of previous.content) if (block.type === 'tool_use') calls.add(block.id);
+  }
+  const answered = new Set<string>();
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type !== 'tool_result') {
+      content.push(block);
+    } else if (!calls.has(block.toolUseId)) {
+      repairs.push({
+        kind: 'dropped-orphan-result',
+        messageId: message.id,
+        toolUseId: block.toolUseId,
+        detail: `dropped result ${block.toolUseId}: no matching call before it`,
+      });
+    } else if (answered.has(block.toolUseId)) {
+      repairs.push({
+        kind: 'dropped-duplicate-result',
+        messageId: message.id,
+        toolUseId: block.toolUseId,
+        detail: `dropped second result for ${block.toolUseId}`,
+      });
+    } else {
+      answered.add(block.toolUseId);
+      content.push(block);
+    }
+  }
+  return content.length === message.content.length ? message : { ...message, content };
+}
+
+/** Inserts results right after the message's last existing result (or first), so nothing else moves. */
+function insertResults(message: Message, results: readonly ToolResultBlock[]): Message {
+  let position = 0;
+  message.content.forEach((block, index) => {
+    if (block.type === 'tool_result') position = index + 1;
+  });
+  const content = [
+    ...message.content.slice(0, position),
+    ...results,
+    ...message.content.slice(position),
+  ];
+  return { ...message, content };
+}

@@ -1,0 +1,110 @@
+export { AsyncQueue } from './async-queue.js';
+export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
+export { canonicalJson } from './canonical-json.js';
+export { type Clock, systemClock } from './clock.js';
+export {
+  CancelledError,
+  ConfigError,
+  GUARDS,
+  type Guard,
+  GuardTrippedError,
+  HarnessError,
+  McpProtocolError,
+  PermissionDeniedError,
+  PROVIDER_ERROR_KINDS,
+  ProviderError,
+  type ProviderErrorKind,
+  SessionConflictError,
+  ToolInputError,
+  ToolTimeoutError,
+} from './errors.js';
+export {
+  type HistoryRepair,
+  type HistoryViolation,
+  interruptedResultText,
+  type RepairKind,
+  type RepairOptions,
+  type RepairResult,
+  repairHistory,
+  VIOLATION_KINDS,
+  type ViolationKind,
+  validateHistory,
+} from './history.js';
+export { DEFAULT_MAX_TURNS, type Limits, RepeatedCallCounter, validateLimits } from './limits.js';
+export { type LoopOptions, runLoop } from './loop.js';
+export {
+  type ContentBlock,
+  type ImageBlock,
+  MESSAGE_ROLES,
+  type Message,
+  messageText,
+  newMessageId,
+  type Role,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  toolResult,
+  toolResultsOf,
+  toolResultText,
+  toolUsesOf,
+  userMessage,
+} from './messages.js';
+export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
+export {
+  type JsonSchema,
+  type ModelRequest,
+  type Provider,
+  STOP_REASONS,
+  type StopReason,
+  type StreamEvent,
+  type StreamOptions,
+  type ToolSpec,
+} from './provider.js';
+export { type AgentEvent, RUN_STATUSES, type RunResult, type RunStatus } from './run-result.js';
+export type {
+  Checkpoint,
+  CheckpointMeta,
+  SessionInfo,
+  SessionState,
+  SessionStore,
+  ToolCallJournalEntry,
+} from './session-store.js';
+export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
+export {
+  estimateBlockTokens,
+  estimateMessageTokens,
+  estimateRequestTokens,
+  estimateTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from './tokens.js';
+export {
+  type ParseResult,
+  PERMISSIONS,
+  type Permission,
+  type PermissionDecision,
+  type PermissionPolicy,
+  type PermissionRequest,
+  TOOL_CALL_STATUSES,
+  type Tool,
+  type ToolCallHooks,
+  type ToolCallStatus,
+  type ToolExecutionContext,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolOutput,
+  type ToolRunContext,
+  type ToolSchema,
+  toolSpec,
+} from './tool.js';
+export {
+  type Attributes,
+  type AttributeValue,
+  noopTracer,
+  SPAN_NAMES,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from './tracer.js';
+export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';

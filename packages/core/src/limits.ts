@@ -1,0 +1,61 @@
+import { canonicalJson } from './canonical-json.js';
+import { ConfigError } from './errors.js';
+import type { ToolUseBlock } from './messages.js';
+
+/** Limits of one run. Absent fields are unlimited, except `maxTurns` (default 50). */
+export interface Limits {
+  /** Most model calls in one run (default 50). After the last one, pending tool calls still run. */
+  readonly maxTurns?: number;
+  /** Token budget of a run (input + output + cache); the run stops once usage reaches it. */
+  readonly maxTokens?: number;
+  /** Cost budget of a run in USD; the run stops once cost reaches it. Needs a price for the model. */
+  readonly maxCostUsd?: number;
+  /** Most times one tool may be called with the same (canonicalised) arguments in a run. */
+  readonly maxRepeatedCalls?: number;
+  /** Hard wall-clock limit of a run in milliseconds, including hung tools and stalled streams. */
+  readonly timeoutMs?: number;
+}
+
+/** The default `maxTurns`. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** Throws `ConfigError` naming the field when a limit is not a positive number (or integer). */
+export function validateLimits(limits: unknown, field = 'limits'): Limits {
+  if (limits === undefined) return {};
+  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
+    throw new ConfigError(field, 'expected an object');
+  }
+  const record = limits as Record<string, unknown>;
+  const integers = ['maxTurns', 'maxTokens', 'maxRepeatedCalls'];
+  const numbers = ['maxCostUsd', 'timeoutMs'];
+  for (const key of Object.keys(record)) {
+    if (!integers.includes(key) && !numbers.includes(key)) {
+      throw new ConfigError(
+        `${field}.${key}`,
+        `unknown limit (known: ${[...integers, ...numbers].join(', ')})`,
+      );
+    }
+    const value = record[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new ConfigError(`${field}.${key}`, `expected a positive number, got ${String(value)}`);
+    }
+    if (integers.includes(key) && !Number.isInteger(value)) {
+      throw new ConfigError(`${field}.${key}`, `expected a positive integer, got ${value}`);
+    }
+  }
+  return record as Limits;
+}
+
+/** Counts identical calls (same tool, same arguments whatever their key order) within a run. */
+export class RepeatedCallCounter {
+  readonly #counts = new Map<string, number>();
+
+  /** Counts one more call and returns how many times this exact call has now been made. */
+  count(call: ToolUseBlock): number {
+    const key = `${call.name}\u0000${canonicalJson(call.input)}`;
+    const next = (this.#counts.get(key) ?? 0) + 1;
+    this.#counts.set(key, next);
+    return next;
+  }
+}

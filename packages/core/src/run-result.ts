@@ -1,0 +1,65 @@
+import type { Guard } from './errors.js';
+import type { HistoryRepair } from './history.js';
+import type { Message, ToolUseBlock } from './messages.js';
+import type { StopReason, StreamEvent } from './provider.js';
+import type { ToolOutcome } from './tool.js';
+import type { Usage } from './usage.js';
+
+/** How a run ended. */
+export const RUN_STATUSES: readonly ['completed', 'guard', 'cancelled', 'error'] = [
+  'completed',
+  'guard',
+  'cancelled',
+  'error',
+] as const;
+/** How a run ended: the model finished, a guard tripped, the caller cancelled, or it failed. */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The outcome of one run (one prompt, as many turns as it took). */
+export interface RunResult {
+  /** The run's id (also on its spans). */
+  readonly runId: string;
+  /** How it ended. */
+  readonly status: RunStatus;
+  /** The guard that stopped it when `status` is `guard`. */
+  readonly guard?: Guard;
+  /** The failure when `status` is `error` (a `ProviderError`, a `HarnessError`, …), or the guard's error. */
+  readonly error?: Error;
+  /** The text of the last assistant message of this run ('' when none). */
+  readonly text: string;
+  /** Why the model last stopped, when it did. */
+  readonly stopReason?: StopReason;
+  /** Model calls made in this run. */
+  readonly turns: number;
+  /** Tokens used by this run only. */
+  readonly usage: Usage;
+  /** Cost of this run only, USD (0 for models without a price). */
+  readonly costUsd: number;
+  /** Wall time of the run, in milliseconds. */
+  readonly durationMs: number;
+  /** The whole history after the run; always satisfies the pairing invariant. */
+  readonly messages: readonly Message[];
+  /** The messages this run added (a suffix of `messages`, unless repairs changed older ones). */
+  readonly newMessages: readonly Message[];
+  /** Repairs made to the history during the run (input repair, cancellation). */
+  readonly repairs: readonly HistoryRepair[];
+}
+
+/**
+ * What `Agent.stream()` yields: the provider's stream events, plus the loop's own. The stream ends
+ * with exactly one `run-end`.
+ */
+export type AgentEvent =
+  | StreamEvent
+  | { readonly type: 'run-start'; readonly runId: string; readonly model: string }
+  | { readonly type: 'turn-start'; readonly turn: number }
+  | { readonly type: 'tool-execution-start'; readonly call: ToolUseBlock }
+  | { readonly type: 'tool-execution-end'; readonly outcome: ToolOutcome }
+  | {
+      readonly type: 'turn-end';
+      readonly turn: number;
+      readonly usage: Usage;
+      readonly costUsd: number;
+    }
+  | { readonly type: 'history-repair'; readonly repairs: readonly HistoryRepair[] }
+  | { readonly type: 'run-end'; readonly result: RunResult };
