@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+
+/** A command-line mistake: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** What the command line asked for. */
+export interface CliOptions {
+  readonly help: boolean;
+  readonly version: boolean;
+  readonly provider: 'fake' | undefined;
+  readonly model: string | undefined;
+  readonly system: string | undefined;
+  readonly maxTurns: number | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly root: string;
+  readonly grants: readonly ('write' | 'exec')[];
+  readonly fakeDelayMs: number;
+  /** The one-shot prompt; undefined starts the REPL. */
+  readonly prompt: string | undefined;
+}
+
+const PROVIDERS = ['fake'] as const;
+const GRANTS = ['write', 'exec'] as const;
+
+function positiveInteger(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new UsageError(`--${flag} expects a positive integer, got '${value}'`);
+  }
+  return Number(value);
+}
+
+function nonNegativeInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} expects an integer >= 0, got '${value}'`);
+  return Number(value);
+}
+
+/** Parses `argv` (without node and script). Throws `UsageError` on any mistake. */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option'));
+  }
+  const { values, positionals } = parsed;
+  let provider: CliOptions['provider'];
+  if (values.fake) provider = 'fake';
+  if (values.provider !== undefined) {
+    if (!(PROVIDERS as readonly string[]).includes(values.provider)) {
+      throw new UsageError(
+        `--provider '${values.provider}' is not available in this build (available: ${PROVIDERS.join(', ')})`,
+      );
+    }
+    provider = values.provider as 'fake';
+  }
+  const grants = (values.grant ?? []).flatMap((grant) => grant.split(',')).map((grant) => grant.trim());
+  for (const grant of grants) {
+    if (!(GRANTS as readonly string[]).includes(grant)) {
+      throw new UsageError(`--grant expects write or exec, got '${grant}'`);
+    }
+  }
+  if (values.model !== undefined && values.model.trim() === '') throw new UsageError('--model expects a model id');
+  if (positionals.length > 1) {
+    throw new UsageError(`expected one prompt, got ${positionals.length} arguments (quote the prompt)`);
+  }
+  const prompt = positionals[0];
+  if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
+  return {
+    help: values.help ?? false,
+    version: values.version ?? false,
+    provider,
+    model: values.model,
+    system: values.system,
+    maxTurns: positiveInteger('max-turns', values['max-turns']),
+    timeoutMs: positiveInteger('timeout-ms', values['timeout-ms']),
+    root: values.root ?? process.cwd(),
+    grants: grants as ('write' | 'exec')[],
+    fakeDelayMs: nonNegativeInteger('fake-delay-ms', values['fake-delay-ms'], 0),
+    prompt,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      fake: { type: 'boolean' },
+      provider: { type: 'string' },
+      model: { type: 'string', short: 'm' },
+      system: { type: 'string' },
+      'max-turns': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      root: { type: 'string' },
+      grant: { type: 'string', multiple: true },
+      'fake-delay-ms': { type: 'string' },
+    },
+  });
+}

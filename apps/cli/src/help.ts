@@ -1,0 +1,33 @@
+/** The complete `mh --help` text. */
+export const HELP = `mh — the mini-harness agent at your terminal
+
+Usage:
+  mh --fake "What is 6*7?"     answer one prompt, then exit
+  mh --fake                    start a REPL (reads prompts line by line; also from a pipe)
+  printf 'q1\\nq2\\n' | mh --fake  answer each piped line in one conversation, exit at end of input
+
+Provider:
+  --fake                  the offline fake model (no key, no network); same as --provider fake
+  --provider NAME         model provider; available in this build: fake
+  -m, --model ID          model id (default for fake: fake)
+
+Agent:
+  --system TEXT           system prompt
+  --max-turns N           most model calls per prompt (default 50)
+  --timeout-ms N          hard wall-clock limit per prompt, in milliseconds
+  --root DIR              folder the workspace tools may read (default: current folder)
+  --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)
+  --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)
+
+Other:
+  -h, --help              show this help and exit
+  -v, --version           show the version and exit
+
+Tools: calculator, and the read-only workspace tools read_file, list_dir, grep, glob (confined to --root).
+Tool calls are shown on stderr as they happen; the answer streams to stdout.
+
+REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits.
+  /help  this help    /reset  forget the conversation    /history  show it    /exit  leave
+
+Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line, 130 interrupted.
+`;

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { ConfigError } from '@mh/sdk';
+import { parseCliArgs, UsageError } from './args.js';
+import { buildAgent } from './build-agent.js';
+import { HELP } from './help.js';
+import type { Output } from './render.js';
+import { CliSession } from './session.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  const options = parseCliArgs(argv);
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (options.version) {
+    const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+    process.stdout.write(`mh ${version}\n`);
+    return 0;
+  }
+  const agent = buildAgent(options);
+  const output: Output = {
+    out: process.stdout,
+    err: process.stderr,
+    color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
+  };
+  const session = new CliSession(agent, output, (code) => process.exit(code));
+  process.on('SIGINT', () => session.interrupt());
+
+  if (options.prompt !== undefined) return session.ask(options.prompt);
+
+  const interactive = Boolean(process.stdin.isTTY);
+  const lines = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive });
+  lines.on('SIGINT', () => session.interrupt());
+  if (interactive) {
+    process.stderr.write('mh — offline fake model. Type a question, /help for commands, Ctrl-C twice to exit.\n');
+    lines.setPrompt('> ');
+    lines.prompt();
+  }
+  for await (const line of lines) {
+    if (!(await session.line(line))) break;
+    if (interactive) lines.prompt();
+  }
+  lines.close();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || ConfigError.isInstance(error)) {
+      process.stderr.write(`mh: ${error.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

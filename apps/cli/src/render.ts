@@ -1,0 +1,93 @@
+import type { AgentEvent, RunResult } from '@mh/sdk';
+import { toolResultText } from '@mh/sdk';
+
+/** Where output goes; streams in production, buffers in tests. */
+export interface Output {
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+  readonly color: boolean;
+}
+
+const MAX_SHOWN = 160;
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_SHOWN ? `${flat.slice(0, MAX_SHOWN - 1)}…` : flat;
+}
+
+/** Writes agent events as they arrive: answer text to stdout, tool activity and notes to stderr. */
+export class EventRenderer {
+  readonly #output: Output;
+  #atLineStart = true;
+
+  constructor(output: Output) {
+    this.#output = output;
+  }
+
+  #dim(text: string): string {
+    return this.#output.color ? `\x1b[2m${text}\x1b[22m` : text;
+  }
+
+  #red(text: string): string {
+    return this.#output.color ? `\x1b[31m${text}\x1b[39m` : text;
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) {
+      this.#output.out.write('\n');
+      this.#atLineStart = true;
+    }
+  }
+
+  #note(text: string): void {
+    this.#endLine();
+    this.#output.err.write(`${text}\n`);
+  }
+
+  /** Renders one event. */
+  render(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text-delta':
+        if (event.text.length > 0) {
+          this.#output.out.write(event.text);
+          this.#atLineStart = event.text.endsWith('\n');
+        }
+        break;
+      case 'tool-execution-start':
+        this.#note(this.#dim(`⚙ ${event.call.name} ${oneLine(event.call.rawInput ?? JSON.stringify(event.call.input))}`));
+        break;
+      case 'tool-execution-end': {
+        const text = oneLine(toolResultText(event.outcome.result)) || '(empty)';
+        const line = event.outcome.result.isError ? this.#red(`  ✗ ${text}`) : this.#dim(`  ↳ ${text}`);
+        this.#note(line);
+        break;
+      }
+      case 'stream-reset':
+        this.#note(this.#dim(`(stream broke: ${event.reason}; retrying)`));
+        break;
+      case 'history-repair':
+        this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));
+        break;
+      case 'run-end':
+        this.#endLine();
+        this.#finish(event.result);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #finish(result: RunResult): void {
+    if (result.status === 'cancelled') this.#note(this.#dim('(cancelled)'));
+    else if (result.status === 'guard') this.#note(this.#red(`(stopped: ${result.error?.message ?? result.guard})`));
+    else if (result.status === 'error') this.#note(this.#red(`error: ${result.error?.message ?? 'unknown'}`));
+    else if (result.text === '' && result.newMessages.length <= 1) this.#note(this.#dim('(the model returned an empty answer)'));
+  }
+}
+
+/** The exit code for a finished run. */
+export function exitCodeOf(result: RunResult): number {
+  if (result.status === 'completed') return 0;
+  if (result.status === 'cancelled') return 130;
+  return 1;
+}

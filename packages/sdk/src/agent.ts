@@ -1,0 +1,218 @@
+import {
+  type AgentEvent,
+  type Clock,
+  ConfigError,
+  HarnessError,
+  type Limits,
+  type Message,
+  type Permission,
+  type PermissionPolicy,
+  type PricingTable,
+  type Provider,
+  type RunResult,
+  repairHistory,
+  runLoop,
+  type Tool,
+  type ToolExecutor as ToolExecutorPort,
+  type Tracer,
+  userMessage,
+  validateLimits,
+} from '@mh/core';
+import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
+
+/** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
+export interface AgentPermissions {
+  /** Permissions granted outright, e.g. `['write']`. */
+  readonly grants?: readonly Permission[];
+  /** Asked for each call whose permission is not granted; true allows it. */
+  readonly approve?: ApproveCallback;
+  /** A policy replacing the default one (grants and approve are then ignored). */
+  readonly policy?: PermissionPolicy;
+}
+
+/** Configuration of an `Agent`. */
+export interface AgentOptions {
+  /** The model provider: `fake()`, `anthropic()`, `openai()`, … */
+  readonly provider: Provider;
+  /** Model id sent to the provider. */
+  readonly model: string;
+  /** System prompt. */
+  readonly system?: string;
+  /** Tools: a list, a registry, or a ready executor (then `permissions` is ignored). */
+  readonly tools?: readonly Tool[] | ToolRegistry | ToolExecutorPort;
+  /** Permission policy for the default executor. */
+  readonly permissions?: AgentPermissions;
+  /** Guards applied to every run (a run may override them). */
+  readonly limits?: Limits;
+  /** Receives spans. */
+  readonly tracer?: Tracer;
+  /** Prices for cost accounting and the cost guard. */
+  readonly pricing?: PricingTable;
+  /** Cap on generated tokens per model call. */
+  readonly maxOutputTokens?: number;
+  /** Sampling temperature. */
+  readonly temperature?: number;
+  /** History to start from (repaired if needed). */
+  readonly history?: readonly Message[];
+  /** Time source (tests). */
+  readonly clock?: Clock;
+}
+
+/** Per-run options. */
+export interface RunOptions {
+  /** Cancels the run; it ends with status `cancelled` and a valid history. */
+  readonly signal?: AbortSignal;
+  /** Guards for this run, merged over the agent's. */
+  readonly limits?: Limits;
+}
+
+const OPTION_KEYS = new Set([
+  'provider',
+  'model',
+  'system',
+  'tools',
+  'permissions',
+  'limits',
+  'tracer',
+  'pricing',
+  'maxOutputTokens',
+  'temperature',
+  'history',
+  'clock',
+]);
+
+function isExecutor(value: unknown): value is ToolExecutorPort {
+  return typeof value === 'object' && value !== null && typeof (value as ToolExecutorPort).execute === 'function';
+}
+
+function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
+  const tools = options.tools;
+  if (tools === undefined) return undefined;
+  if (isExecutor(tools)) return tools;
+  let registry: ToolRegistry;
+  if (tools instanceof ToolRegistry) registry = tools;
+  else if (Array.isArray(tools)) registry = new ToolRegistry(tools);
+  else throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
+  const permissions = options.permissions ?? {};
+  return new ToolExecutor({
+    registry,
+    policy: permissions.policy,
+    grants: permissions.grants,
+    approve: permissions.approve,
+  });
+}
+
+/**
+ * An agent: a model, a conversation, tools and the loop. Each `run` continues the same
+ * conversation; the history always satisfies the pairing invariant, even after a cancelled run.
+ * One run at a time per agent.
+ * @example
+ * import { Agent, calculatorTool, fake } from '@mh/sdk';
+ * const agent = new Agent({ provider: fake(), model: 'fake', tools: [calculatorTool()] });
+ * const result = await agent.run('What is 6*7?');
+ * console.log(result.text); // The answer is 42.
+ */
+export class Agent {
+  readonly #options: AgentOptions;
+  readonly #executor: ToolExecutorPort | undefined;
+  #history: Message[];
+  #running = false;
+
+  constructor(options: AgentOptions) {
+    if (options === null || typeof options !== 'object') throw new ConfigError('options', 'expected an object');
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.has(key)) throw new ConfigError(key, `unknown option (known: ${[...OPTION_KEYS].join(', ')})`);
+    }
+    if (!options.provider || typeof options.provider.stream !== 'function') {
+      throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
+    }
+    if (typeof options.model !== 'string' || options.model.trim() === '') {
+      throw new ConfigError('model', 'expected a non-empty model id');
+    }
+    if (options.system !== undefined && typeof options.system !== 'string') throw new ConfigError('system', 'expected a string');
+    if (options.history !== undefined && !Array.isArray(options.history)) {
+      throw new ConfigError('history', 'expected an array of messages');
+    }
+    validateLimits(options.limits);
+    this.#options = options;
+    this.#executor = buildExecutor(options);
+    this.#history = options.history ? repairHistory(options.history).history : [];
+  }
+
+  /** The conversation so far (a copy). */
+  get history(): readonly Message[] {
+    return this.#history.slice();
+  }
+
+  /** Forgets the conversation. */
+  reset(): void {
+    this.#assertIdle();
+    this.#history = [];
+  }
+
+  /** Runs one prompt to the end and returns how it ended. Never throws for run failures. */
+  async run(prompt: string | Message, options: RunOptions = {}): Promise<RunResult> {
+    let result: RunResult | undefined;
+    for await (const event of this.stream(prompt, options)) {
+      if (event.type === 'run-end') result = event.result;
+    }
+    if (!result) throw new HarnessError('The run ended without a result');
+    return result;
+  }
+
+  /**
+   * Runs one prompt and yields every event as it happens; the last event is `run-end`. Stopping
+   * the iteration early cancels the run.
+   */
+  async *stream(prompt: string | Message, options: RunOptions = {}): AsyncGenerator<AgentEvent, void, void> {
+    const message = this.#toMessage(prompt);
+    if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
+    this.#assertIdle();
+    this.#running = true;
+    const before = this.#history;
+    let finished = false;
+    try {
+      const loop = runLoop({
+        provider: this.#options.provider,
+        model: this.#options.model,
+        system: this.#options.system,
+        history: [...before, message],
+        tools: this.#executor,
+        limits: { ...this.#options.limits, ...options.limits },
+        signal: options.signal,
+        tracer: this.#options.tracer,
+        pricing: this.#options.pricing,
+        maxOutputTokens: this.#options.maxOutputTokens,
+        temperature: this.#options.temperature,
+        clock: this.#options.clock,
+      });
+      for await (const event of loop) {
+        if (event.type === 'run-end') {
+          this.#history = [...event.result.messages];
+          finished = true;
+        }
+        yield event;
+      }
+    } finally {
+      // Abandoned mid-run: keep the prompt, answer nothing half-done.
+      if (!finished) this.#history = repairHistory([...before, message], { reason: 'cancelled' }).history;
+      this.#running = false;
+    }
+  }
+
+  #toMessage(prompt: string | Message): Message {
+    if (typeof prompt === 'string') {
+      if (prompt.trim() === '') throw new ConfigError('prompt', 'expected a non-empty string');
+      return userMessage(prompt);
+    }
+    if (prompt === null || typeof prompt !== 'object' || prompt.role !== 'user' || !Array.isArray(prompt.content)) {
+      throw new ConfigError('prompt', 'expected a string or a user Message');
+    }
+    if (prompt.content.length === 0) throw new ConfigError('prompt.content', 'expected at least one block');
+    return prompt;
+  }
+
+  #assertIdle(): void {
+    if (this.#running) throw new HarnessError('This agent is already running; wait for the run to end');
+  }
+}
