@@ -1,0 +1,66 @@
+import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import type * as z from 'zod';
+import { assertToolFields } from './validate-tool.js';
+import { zodToolSchema } from './zod-tool-schema.js';
+
+/** What `defineTool` takes: a tool's metadata, its zod argument schema and its implementation. */
+export interface ToolDefinition<Schema extends z.ZodObject> {
+  /** Unique name matching `^[a-zA-Z0-9_-]{1,64}$`; the model calls the tool by it. */
+  readonly name: string;
+  /** What the tool does and when to use it; the model reads this. Non-empty. */
+  readonly description: string;
+  /** The arguments as a zod object schema; the JSON Schema sent to the model comes from it. */
+  readonly input: Schema;
+  /** What the tool may do: `read` tools run in parallel and are allowed by the default policy. */
+  readonly permission: Permission;
+  /** Per-call time limit in milliseconds (positive, finite); none when absent. */
+  readonly timeoutMs?: number;
+  /** True when running twice equals running once; only such tools are retried. Default false. */
+  readonly idempotent?: boolean;
+  /**
+   * Runs the tool with the parsed, typed arguments. Return text or `{ content, isError }`; throw to
+   * fail the call (the model sees the message). Honour `context.signal`.
+   */
+  run(input: z.output<Schema>, context: ToolRunContext): ToolOutput | Promise<ToolOutput>;
+}
+
+/**
+ * Defines a tool from a zod schema. Throws `ConfigError` naming the bad field (`name`,
+ * `description`, `input`, `permission`, `timeoutMs`, `idempotent` or `run`).
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { defineTool } from '@mh/tools';
+ *
+ * const add = defineTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers.',
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   permission: 'read',
+ *   run: ({ a, b }) => String(a + b),
+ * });
+ * ```
+ */
+export function defineTool<Schema extends z.ZodObject>(
+  definition: ToolDefinition<Schema>,
+): Tool<z.output<Schema>> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new ConfigError('definition', 'expected an object');
+  }
+  assertToolFields(definition);
+  const schema = zodToolSchema(definition.input);
+  const run = definition.run;
+  const tool: Tool<z.output<Schema>> = {
+    name: definition.name,
+    description: definition.description,
+    schema,
+    permission: definition.permission,
+    ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
+    idempotent: definition.idempotent ?? false,
+    // Wrapped in an async function so a synchronous throw becomes a rejected promise.
+    run: async (input, context) => run(input, context),
+  };
+  return Object.freeze(tool);
+}

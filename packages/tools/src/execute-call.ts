@@ -1,0 +1,190 @@
+import type {
+  BackoffOptions,
+  Clock,
+  ParseResult,
+  PermissionDecision,
+  PermissionPolicy,
+  Tool,
+  ToolCallStatus,
+  ToolOutcome,
+  ToolUseBlock,
+} from '@mh/core';
+import {
+  PermissionDeniedError,
+  retry,
+  ToolInputError,
+  ToolTimeoutError,
+  toolResult,
+} from '@mh/core';
+import { runAttempt } from './run-attempt.js';
+import { normalizeOutput } from './tool-output.js';
+import type { ToolRegistry } from './tool-registry.js';
+import { truncateContent } from './truncate-text.js';
+
+/** How much of a model's broken JSON to quote back to it. */
+const RAW_INPUT_EXCERPT_CHARS = 200;
+
+/** What answering one call needs from the executor, resolved from its options. */
+export interface CallSettings {
+  /** Where tools are looked up. */
+  readonly registry: ToolRegistry;
+  /** Decides whether a call may run. */
+  readonly policy: PermissionPolicy;
+  /** Cap on a result's text, in characters. */
+  readonly maxResultChars: number;
+  /** Attempts per call of an idempotent tool, the first included. */
+  readonly maxAttempts: number;
+  /** Backoff between attempts. */
+  readonly backoff: BackoffOptions;
+  /** Whether a thrown error may go away on a retry. */
+  readonly isTransient: (error: unknown) => boolean;
+  /** Times timeouts, backoff and durations. */
+  readonly clock: Clock;
+}
+
+/**
+ * Answers one call: look-up, argument checks, policy, then runs (with a timeout per attempt and
+ * retries for idempotent tools on transient errors). Every failure becomes an `isError` outcome;
+ * this never throws.
+ */
+export async function executeCall(
+  call: ToolUseBlock,
+  signal: AbortSignal,
+  settings: CallSettings,
+): Promise<ToolOutcome> {
+  const { clock } = settings;
+  const startedAt = clock.now();
+  const finish = (
+    status: ToolCallStatus,
+    output: { content: ToolOutcome['result']['content']; isError: boolean },
+    attempts: number,
+    tool?: Tool,
+  ): ToolOutcome => ({
+    call,
+    result: {
+      type: 'tool_result',
+      toolUseId: call.id,
+      content: truncateContent(output.content, settings.maxResultChars),
+      isError: output.isError || status !== 'ok',
+    },
+    status,
+    attempts,
+    durationMs: Math.max(0, clock.now() - startedAt),
+    ...(tool ? { permission: tool.permission } : {}),
+  });
+  const fail = (status: ToolCallStatus, text: string, attempts = 0, tool?: Tool): ToolOutcome =>
+    finish(
+      status,
+      { content: toolResult(call.id, text, true).content, isError: true },
+      attempts,
+      tool,
+    );
+
+  const tool = settings.registry.get(call.name);
+  if (!tool) return fail('unknown-tool', unknownToolText(call.name, settings.registry.names()));
+  if (call.rawInput !== undefined) {
+    const issue = `could not parse JSON arguments: ${jsonErrorOf(call.rawInput)}`;
+    return fail('invalid-arguments', new ToolInputError(tool.name, [issue]).message, 0, tool);
+  }
+  const parsed = safeParse(tool, call.input);
+  if (!parsed.success) {
+    return fail('invalid-arguments', new ToolInputError(tool.name, parsed.issues).message, 0, tool);
+  }
+  const decision = await checkPolicy(settings.policy, tool, parsed.value, call.id, signal);
+  if (signal.aborted) return fail('cancelled', `Cancelled: ${tool.name} did not run.`, 0, tool);
+  if (!decision.allow) {
+    const denial = new PermissionDeniedError(tool.name, tool.permission, decision.reason);
+    return fail('denied', denial.message, 0, tool);
+  }
+
+  let attempts = 0;
+  try {
+    const output = await retry(
+      (attempt) => {
+        attempts = attempt;
+        return runAttempt(tool, { input: parsed.value, callId: call.id, attempt, signal, clock });
+      },
+      {
+        ...settings.backoff,
+        maxAttempts: tool.idempotent === true ? settings.maxAttempts : 1,
+        shouldRetry: (error) => !signal.aborted && settings.isTransient(error),
+        signal,
+        clock,
+      },
+    );
+    const normalized = normalizeOutput(tool.name, output);
+    return finish(normalized.isError ? 'error' : 'ok', normalized, attempts, tool);
+  } catch (error) {
+    if (signal.aborted)
+      return fail('cancelled', `Cancelled: ${tool.name} was stopped.`, attempts, tool);
+    if (ToolTimeoutError.isInstance(error)) return fail('timeout', error.message, attempts, tool);
+    return fail('error', errorText(tool.name, error), attempts, tool);
+  }
+}
+
+function unknownToolText(name: string, available: readonly string[]): string {
+  return available.length === 0
+    ? `Unknown tool: ${name}. No tools are available.`
+    : `Unknown tool: ${name}. Available tools: ${available.join(', ')}`;
+}
+
+/** The parser's own complaint plus what the model sent, so it can see what to fix. */
+function jsonErrorOf(rawInput: string): string {
+  let reason = 'invalid JSON';
+  try {
+    JSON.parse(rawInput);
+  } catch (error) {
+    if (error instanceof Error) reason = error.message;
+  }
+  const excerpt =
+    rawInput.length > RAW_INPUT_EXCERPT_CHARS
+      ? `${rawInput.slice(0, RAW_INPUT_EXCERPT_CHARS)}…`
+      : rawInput;
+  return `${reason}. Received: ${excerpt}`;
+}
+
+/** A schema from outside `@mh/tools` may throw despite the contract; that is still bad input. */
+function safeParse(tool: Tool, input: unknown): ParseResult<unknown> {
+  try {
+    return tool.schema.parse(input);
+  } catch (error) {
+    return {
+      success: false,
+      issues: [`(root): ${error instanceof Error ? error.message : String(error)}`],
+    };
+  }
+}
+
+/**
+ * A policy that fails (an approval prompt that crashed) denies: never run on an unknown answer.
+ * An abort stops the wait, since a human may never answer.
+ */
+async function checkPolicy(
+  policy: PermissionPolicy,
+  tool: Tool,
+  input: unknown,
+  callId: string,
+  signal: AbortSignal,
+): Promise<PermissionDecision> {
+  const cancelled: PermissionDecision = { allow: false, reason: 'cancelled' };
+  if (signal.aborted) return cancelled;
+  let onAbort = (): void => {};
+  const aborted = new Promise<PermissionDecision>((resolve) => {
+    onAbort = (): void => resolve(cancelled);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const request = { toolName: tool.name, permission: tool.permission, input, callId };
+  try {
+    return await Promise.race([(async () => policy.check(request))(), aborted]);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { allow: false, reason: `the permission check failed: ${reason}` };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function errorText(toolName: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.trim() === '' ? `Tool ${toolName} failed without a message.` : message;
+}

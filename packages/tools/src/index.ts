@@ -1,0 +1,23 @@
+export { z } from 'zod';
+export { evaluateArithmetic, MAX_EXPRESSION_CHARS } from './arithmetic.js';
+export { type CalculatorInput, calculatorTool } from './calculator-tool.js';
+export {
+  type ApproveCallback,
+  type DefaultPermissionPolicyOptions,
+  defaultPermissionPolicy,
+} from './default-permission-policy.js';
+export { defineTool, type ToolDefinition } from './define-tool.js';
+export {
+  DEFAULT_MAX_RESULT_CHARS,
+  ToolExecutor,
+  type ToolExecutorOptions,
+  type ToolRetryOptions,
+} from './tool-executor.js';
+export { ToolRegistry } from './tool-registry.js';
+export { isTransientError, TRANSIENT_ERROR_CODES } from './transient-error.js';
+export { truncateMiddle, truncationMarker } from './truncate-text.js';
+export { TOOL_NAME_PATTERN } from './validate-tool.js';
+export { DEFAULT_IGNORED_DIRECTORIES } from './workspace/walk-files.js';
+export type { WorkspaceToolsOptions } from './workspace/workspace-settings.js';
+export { workspaceTools } from './workspace/workspace-tools.js';
+export { zodToolSchema } from './zod-tool-schema.js';

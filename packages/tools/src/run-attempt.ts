@@ -1,0 +1,62 @@
+import type { Clock, Tool, ToolOutput } from '@mh/core';
+import { CancelledError, ToolTimeoutError } from '@mh/core';
+
+/** One attempt at running a tool. */
+export interface AttemptOptions {
+  /** The validated arguments. */
+  readonly input: unknown;
+  /** The id of the call being answered. */
+  readonly callId: string;
+  /** 1-based attempt number. */
+  readonly attempt: number;
+  /** The batch's signal: aborting it cancels the attempt. */
+  readonly signal: AbortSignal;
+  /** Times the tool's `timeoutMs`. */
+  readonly clock: Clock;
+}
+
+/**
+ * Runs `tool` once. The tool's signal aborts at its `timeoutMs` or when the batch aborts, and
+ * this function does not wait for a tool that ignores it: it rejects at once with
+ * `ToolTimeoutError` or `CancelledError`, leaving the tool's promise behind.
+ */
+export async function runAttempt(tool: Tool, options: AttemptOptions): Promise<ToolOutput> {
+  const { signal, clock } = options;
+  if (signal.aborted) throw new CancelledError('Tool call cancelled', { cause: signal.reason });
+  const toolController = new AbortController();
+  const timerController = new AbortController();
+  let onAbort = (): void => {};
+  const cancelled = new Promise<never>((_resolve, reject) => {
+    onAbort = (): void => {
+      toolController.abort(signal.reason);
+      reject(new CancelledError('Tool call cancelled', { cause: signal.reason }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const context = {
+    signal: toolController.signal,
+    callId: options.callId,
+    attempt: options.attempt,
+  };
+  // Promise.race subscribes to every racer, so a loser's late rejection is never unhandled.
+  const racers: Promise<ToolOutput>[] = [
+    (async () => tool.run(options.input, context))(),
+    cancelled,
+  ];
+  const timeoutMs = tool.timeoutMs;
+  if (timeoutMs !== undefined) {
+    racers.push(
+      clock.sleep(timeoutMs, timerController.signal).then(() => {
+        const error = new ToolTimeoutError(tool.name, timeoutMs);
+        toolController.abort(error);
+        throw error;
+      }),
+    );
+  }
+  try {
+    return await Promise.race(racers);
+  } finally {
+    timerController.abort();
+    signal.removeEventListener('abort', onAbort);
+  }
+}

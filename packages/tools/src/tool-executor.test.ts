@@ -1,0 +1,557 @@
+import type { Clock, PermissionRequest, Tool, ToolOutcome, ToolUseBlock } from '@mh/core';
+import { ConfigError, toolResultText } from '@mh/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool, type ToolDefinition } from './define-tool.js';
+import { ToolExecutor } from './tool-executor.js';
+import { ToolRegistry } from './tool-registry.js';
+
+function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBlock {
+  return { type: 'tool_use', id, name, input };
+}
+
+async function collect(
+  executor: ToolExecutor,
+  calls: readonly ToolUseBlock[],
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ToolOutcome[]> {
+  const outcomes: ToolOutcome[] = [];
+  for await (const outcome of executor.execute(calls, { signal })) outcomes.push(outcome);
+  return outcomes;
+}
+
+function textOf(outcome: ToolOutcome | undefined): string {
+  if (!outcome) throw new Error('no outcome');
+  return toolResultText(outcome.result);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A clock whose sleeps return at once, recording their length; timeouts must not use it. */
+function instantClock(): Clock & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return { sleeps, now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
+}
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  input: z.object({ text: z.string() }),
+  permission: 'read',
+  run: ({ text }) => text,
+});
+
+function recordingTool(
+  name: string,
+  permission: 'read' | 'write' | 'exec',
+  ms: number,
+  log: string[],
+): Tool {
+  return defineTool({
+    name,
+    description: `Sleeps ${ms} ms.`,
+    input: z.object({}),
+    permission,
+    async run() {
+      log.push(`start ${name}`);
+      await sleep(ms);
+      log.push(`end ${name}`);
+      return name;
+    },
+  });
+}
+
+describe('ToolExecutor', () => {
+  it('runs a read tool and yields an ok outcome with its text', async () => {
+    const executor = new ToolExecutor({ tools: [echo] });
+    const [outcome] = await collect(executor, [call('echo', { text: 'hi' })]);
+    expect(outcome?.status).toBe('ok');
+    expect(outcome?.result.isError).toBe(false);
+    expect(outcome?.attempts).toBe(1);
+    expect(outcome?.permission).toBe('read');
+    expect(textOf(outcome)).toBe('hi');
+  });
+
+  it('advertises the registry specs in registration order', () => {
+    const other = defineTool({ ...echoDefinition(), name: 'aaa' });
+    const executor = new ToolExecutor({ registry: new ToolRegistry([echo, other]) });
+    expect(executor.specs().map((spec) => spec.name)).toEqual(['echo', 'aaa']);
+  });
+
+  it('answers an unknown tool with the list of available tools', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({ tools: [echo, recordingTool('slow', 'read', 1, log)] });
+    const [outcome] = await collect(executor, [call('foo')]);
+    expect(outcome?.status).toBe('unknown-tool');
+    expect(outcome?.result.isError).toBe(true);
+    expect(textOf(outcome)).toBe('Unknown tool: foo. Available tools: echo, slow');
+  });
+
+  it('answers broken JSON arguments without running the tool', async () => {
+    let runs = 0;
+    const tool = defineTool({ ...echoDefinition(), run: () => String(++runs) });
+    const executor = new ToolExecutor({ tools: [tool] });
+    const broken: ToolUseBlock = { ...call('echo'), rawInput: '{"text": "hi' };
+    const [outcome] = await collect(executor, [broken]);
+    expect(outcome?.status).toBe('invalid-arguments');
+    expect(textOf(outcome)).toMatch(/^Invalid arguments: could not parse JSON arguments: .+/);
+    expect(textOf(outcome)).toContain('{"text": "hi');
+    expect(runs).toBe(0);
+  });
+
+  it('answers arguments that fail the schema with model-readable issues', async () => {
+    let runs = 0;
+    const tool = defineTool({
+      name: 'add',
+      description: 'Adds.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      permission: 'read',
+      run: () => String(++runs),
+    });
+    const executor = new ToolExecutor({ tools: [tool] });
+    const [outcome] = await collect(executor, [call('add', { a: 'one', b: 2 })]);
+    expect(outcome?.status).toBe('invalid-arguments');
+    expect(textOf(outcome)).toBe('Invalid arguments: a: expected number, received string');
+    expect(runs).toBe(0);
+  });
+
+  it('denies a write tool that was not granted, with a readable sentence', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({ tools: [recordingTool('write_file', 'write', 1, log)] });
+    const [outcome] = await collect(executor, [call('write_file')]);
+    expect(outcome?.status).toBe('denied');
+    expect(outcome?.result.isError).toBe(true);
+    expect(textOf(outcome)).toBe(
+      "Permission denied: write_file needs 'write' permission ('write' tools are not allowed in this session)",
+    );
+    expect(log).toEqual([]);
+  });
+
+  it('runs a write tool when write is granted', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('write_file', 'write', 1, log)],
+      grants: ['write'],
+    });
+    const [outcome] = await collect(executor, [call('write_file')]);
+    expect(outcome?.status).toBe('ok');
+    expect(log).toEqual(['start write_file', 'end write_file']);
+  });
+
+  it('runs an exec tool when the approval callback says yes', async () => {
+    const log: string[] = [];
+    const requests: PermissionRequest[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('shell', 'exec', 1, log)],
+      approve: async (request) => {
+        requests.push(request);
+        return true;
+      },
+    });
+    const [outcome] = await collect(executor, [call('shell', {}, 'c7')]);
+    expect(outcome?.status).toBe('ok');
+    expect(requests).toEqual([{ toolName: 'shell', permission: 'exec', input: {}, callId: 'c7' }]);
+  });
+
+  it('denies when the approval callback says no', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('shell', 'exec', 1, log)],
+      approve: () => false,
+    });
+    const [outcome] = await collect(executor, [call('shell')]);
+    expect(outcome?.status).toBe('denied');
+    expect(textOf(outcome)).toBe("Permission denied: shell needs 'exec' permission (not approved)");
+    expect(log).toEqual([]);
+  });
+
+  it('uses a custom permission policy instead of the default', async () => {
+    const executor = new ToolExecutor({
+      tools: [echo],
+      policy: { check: () => ({ allow: false, reason: 'read-only mode is off' }) },
+    });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('denied');
+    expect(textOf(outcome)).toContain('(read-only mode is off)');
+  });
+
+  it('denies a call when the policy itself throws', async () => {
+    const executor = new ToolExecutor({
+      tools: [echo],
+      policy: {
+        check: () => {
+          throw new Error('prompt closed');
+        },
+      },
+    });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('denied');
+    expect(textOf(outcome)).toContain('prompt closed');
+  });
+
+  it('stops waiting for an approval when the batch is aborted', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('shell', 'exec', 1, log)],
+      approve: () => new Promise<boolean>(() => {}),
+    });
+    const settled: ToolOutcome[] = [];
+    const hooks = {
+      around: async (_call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
+        const outcome = await execute();
+        settled.push(outcome);
+        return outcome;
+      },
+    };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const iterator = executor.execute([call('shell')], { signal: controller.signal, hooks });
+    expect((await iterator.next()).done).toBe(true);
+    await sleep(10);
+    expect(settled.map((outcome) => outcome.status)).toEqual(['cancelled']);
+    expect(log).toEqual([]);
+  });
+
+  it('times out a tool that ignores its signal without waiting for it', async () => {
+    let seenSignal: AbortSignal | undefined;
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Never returns.',
+      input: z.object({}),
+      permission: 'read',
+      timeoutMs: 50,
+      run: (_input, { signal }) => {
+        seenSignal = signal;
+        return new Promise<string>(() => {});
+      },
+    });
+    const executor = new ToolExecutor({ tools: [hang] });
+    const started = Date.now();
+    const [outcome] = await collect(executor, [call('hang')]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(outcome?.status).toBe('timeout');
+    expect(textOf(outcome)).toBe('Tool hang timed out after 50 ms');
+    expect(seenSignal?.aborted).toBe(true);
+  });
+
+  it('runs consecutive read tools in parallel', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('r1', 'read', 200, log), recordingTool('r2', 'read', 200, log)],
+    });
+    const started = Date.now();
+    const outcomes = await collect(executor, [call('r1'), call('r2')]);
+    expect(outcomes).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(350);
+  });
+
+  it('runs write and exec tools strictly one after another in the model order', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [
+        recordingTool('w1', 'exec', 60, log),
+        recordingTool('w2', 'write', 5, log),
+        recordingTool('w3', 'exec', 30, log),
+      ],
+      grants: ['write', 'exec'],
+    });
+    await collect(executor, [call('w1'), call('w2'), call('w3')]);
+    expect(log).toEqual(['start w1', 'end w1', 'start w2', 'end w2', 'start w3', 'end w3']);
+  });
+
+  it('runs a read after a write only once the write has finished', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [
+        recordingTool('r1', 'read', 40, log),
+        recordingTool('r2', 'read', 20, log),
+        recordingTool('w', 'write', 20, log),
+        recordingTool('r3', 'read', 1, log),
+      ],
+      grants: ['write'],
+    });
+    await collect(executor, [call('r1'), call('r2'), call('w'), call('r3')]);
+    expect(log.slice(0, 2).sort()).toEqual(['start r1', 'start r2']);
+    expect(log.slice(4)).toEqual(['start w', 'end w', 'start r3', 'end r3']);
+  });
+
+  it('yields outcomes in completion order', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('slow', 'read', 80, log), recordingTool('fast', 'read', 1, log)],
+    });
+    const outcomes = await collect(executor, [call('slow'), call('fast')]);
+    expect(outcomes.map((outcome) => outcome.call.name)).toEqual(['fast', 'slow']);
+  });
+
+  it('turns a thrown error into an error result carrying its message', async () => {
+    const boom = defineTool({
+      ...echoDefinition(),
+      run: () => {
+        throw new Error('disk on fire');
+      },
+    });
+    const executor = new ToolExecutor({ tools: [boom] });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('error');
+    expect(outcome?.result.isError).toBe(true);
+    expect(textOf(outcome)).toBe('disk on fire');
+  });
+
+  it('reports a tool result flagged isError as an error outcome', async () => {
+    const soft = defineTool({
+      ...echoDefinition(),
+      run: () => ({ content: [{ type: 'text', text: 'not found' }], isError: true }),
+    });
+    const executor = new ToolExecutor({ tools: [soft] });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('error');
+    expect(outcome?.result.isError).toBe(true);
+    expect(textOf(outcome)).toBe('not found');
+  });
+
+  it('retries an idempotent tool on transient errors with backoff', async () => {
+    let runs = 0;
+    const flaky = defineTool({
+      ...echoDefinition(),
+      idempotent: true,
+      run: () => {
+        runs += 1;
+        if (runs < 3) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        return 'done';
+      },
+    });
+    const clock = instantClock();
+    const executor = new ToolExecutor({ tools: [flaky], clock, retry: { baseMs: 100 } });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('ok');
+    expect(outcome?.attempts).toBe(3);
+    expect(clock.sleeps).toHaveLength(2);
+  });
+
+  it('never retries a tool that is not idempotent', async () => {
+    let runs = 0;
+    const flaky = defineTool({
+      ...echoDefinition(),
+      run: () => {
+        runs += 1;
+        throw Object.assign(new Error('try again'), { transient: true });
+      },
+    });
+    const executor = new ToolExecutor({ tools: [flaky], clock: instantClock() });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('error');
+    expect(runs).toBe(1);
+  });
+
+  it('never retries an idempotent tool on a non-transient error', async () => {
+    let runs = 0;
+    const broken = defineTool({
+      ...echoDefinition(),
+      idempotent: true,
+      run: () => {
+        runs += 1;
+        throw new TypeError('bad state');
+      },
+    });
+    const executor = new ToolExecutor({ tools: [broken], clock: instantClock() });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.attempts).toBe(1);
+    expect(runs).toBe(1);
+  });
+
+  it('stops retrying after maxAttempts', async () => {
+    let runs = 0;
+    const down = defineTool({
+      ...echoDefinition(),
+      idempotent: true,
+      run: () => {
+        runs += 1;
+        throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+      },
+    });
+    const executor = new ToolExecutor({
+      tools: [down],
+      clock: instantClock(),
+      retry: { maxAttempts: 4 },
+    });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('error');
+    expect(outcome?.attempts).toBe(4);
+    expect(runs).toBe(4);
+  });
+
+  it('classifies errors with a custom isTransient', async () => {
+    let runs = 0;
+    const flaky = defineTool({
+      ...echoDefinition(),
+      idempotent: true,
+      run: () => {
+        runs += 1;
+        if (runs === 1) throw new Error('HTTP 503');
+        return 'ok';
+      },
+    });
+    const executor = new ToolExecutor({
+      tools: [flaky],
+      clock: instantClock(),
+      retry: { isTransient: (error) => error instanceof Error && error.message.includes('503') },
+    });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('ok');
+    expect(outcome?.attempts).toBe(2);
+  });
+
+  it('retries an idempotent tool that timed out', async () => {
+    let runs = 0;
+    const slowOnce = defineTool({
+      ...echoDefinition(),
+      idempotent: true,
+      timeoutMs: 30,
+      run: () => {
+        runs += 1;
+        return runs === 1 ? new Promise<string>(() => {}) : 'second time lucky';
+      },
+    });
+    const executor = new ToolExecutor({ tools: [slowOnce], retry: { baseMs: 1 } });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    expect(outcome?.status).toBe('ok');
+    expect(outcome?.attempts).toBe(2);
+  });
+
+  it('truncates a long result, keeping head and tail around a visible marker', async () => {
+    const text = `HEAD${'x'.repeat(1_000)}TAIL`;
+    const big = defineTool({ ...echoDefinition(), run: () => text });
+    const executor = new ToolExecutor({ tools: [big], maxResultChars: 100 });
+    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const result = textOf(outcome);
+    expect(result.length).toBeLessThanOrEqual(100);
+    expect(result.startsWith('HEAD')).toBe(true);
+    expect(result.endsWith('TAIL')).toBe(true);
+    expect(result).toMatch(/\n…\[truncated \d+ characters\]…\n/);
+  });
+
+  it('calls the around hook exactly once per call with that call', async () => {
+    const seen: string[] = [];
+    const executor = new ToolExecutor({ tools: [echo] });
+    const calls = [call('echo', { text: 'a' }, 'c1'), call('nope', {}, 'c2')];
+    const outcomes: ToolOutcome[] = [];
+    const hooks = {
+      around: async (hooked: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
+        seen.push(hooked.id);
+        return execute();
+      },
+    };
+    const signal = new AbortController().signal;
+    for await (const outcome of executor.execute(calls, { signal, hooks })) outcomes.push(outcome);
+    expect(seen.sort()).toEqual(['c1', 'c2']);
+    expect(outcomes).toHaveLength(2);
+  });
+
+  it('yields nothing and starts nothing once the batch is aborted', async () => {
+    const log: string[] = [];
+    const hooked: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('slow', 'read', 300, log), recordingTool('w', 'write', 1, log)],
+      grants: ['write'],
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const hooks = {
+      around: (hookedCall: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
+        hooked.push(hookedCall.name);
+        return execute();
+      },
+    };
+    const started = Date.now();
+    const outcomes: ToolOutcome[] = [];
+    const calls = [call('slow'), call('w')];
+    for await (const outcome of executor.execute(calls, { signal: controller.signal, hooks })) {
+      outcomes.push(outcome);
+    }
+    expect(outcomes).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(200);
+    await sleep(350);
+    expect(hooked).toEqual(['slow']);
+    expect(log).not.toContain('start w');
+  });
+
+  it('yields nothing after the abort, even an outcome that finished before it', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('a', 'read', 1, log), recordingTool('b', 'read', 1, log)],
+    });
+    const controller = new AbortController();
+    const iterator = executor.execute([call('a'), call('b')], { signal: controller.signal });
+    const first = await iterator.next();
+    await sleep(30);
+    controller.abort();
+    const second = await iterator.next();
+    expect(first.done).toBe(false);
+    expect(second.done).toBe(true);
+  });
+
+  it('yields no outcome that finishes after the abort', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('fast', 'read', 1, log), recordingTool('slow', 'read', 80, log)],
+    });
+    const controller = new AbortController();
+    const iterator = executor.execute([call('fast'), call('slow')], { signal: controller.signal });
+    const first = await iterator.next();
+    controller.abort();
+    const second = await iterator.next();
+    expect(first.value?.call.name).toBe('fast');
+    expect(second.done).toBe(true);
+  });
+
+  it('starts no further batch once the consumer stops iterating', async () => {
+    const log: string[] = [];
+    const executor = new ToolExecutor({
+      tools: [recordingTool('first', 'write', 1, log), recordingTool('second', 'write', 1, log)],
+      grants: ['write'],
+    });
+    const signal = new AbortController().signal;
+    for await (const _outcome of executor.execute([call('first'), call('second')], { signal })) {
+      break;
+    }
+    await sleep(30);
+    expect(log).toEqual(['start first', 'end first']);
+  });
+
+  it('rejects both a policy and grants with ConfigError naming policy', () => {
+    const create = (): ToolExecutor =>
+      new ToolExecutor({
+        tools: [echo],
+        policy: { check: () => ({ allow: true }) },
+        grants: ['write'],
+      });
+    expect(create).toThrow(ConfigError);
+    expect(fieldOf(create)).toBe('policy');
+  });
+
+  it('rejects a maxResultChars below 1 with ConfigError naming it', () => {
+    expect(fieldOf(() => new ToolExecutor({ tools: [echo], maxResultChars: 0 }))).toBe(
+      'maxResultChars',
+    );
+  });
+});
+
+function echoDefinition(): ToolDefinition<z.ZodObject<{ text: z.ZodString }>> {
+  return {
+    name: 'echo',
+    description: 'Echoes its text.',
+    input: z.object({ text: z.string() }),
+    permission: 'read',
+    run: ({ text }) => text,
+  };
+}
+
+function fieldOf(create: () => unknown): string | undefined {
+  try {
+    create();
+  } catch (error) {
+    return ConfigError.isInstance(error) ? error.field : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,199 @@
+import type {
+  BackoffOptions,
+  Clock,
+  Permission,
+  PermissionPolicy,
+  Tool,
+  ToolExecutionContext,
+  ToolExecutor as ToolExecutorPort,
+  ToolOutcome,
+  ToolSpec,
+  ToolUseBlock,
+} from '@mh/core';
+import { AsyncQueue, ConfigError, systemClock } from '@mh/core';
+import { callBatches } from './call-batches.js';
+import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
+import { type CallSettings, executeCall } from './execute-call.js';
+import { ToolRegistry } from './tool-registry.js';
+import { isTransientError } from './transient-error.js';
+
+/** The default cap on a result's text, in characters. */
+export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+
+/** Retry settings for idempotent tools; other tools are never retried. */
+export interface ToolRetryOptions extends BackoffOptions {
+  /** Attempts per call, the first included (integer >= 1, default 3). */
+  readonly maxAttempts?: number;
+  /** Whether a thrown error may go away on a retry (default `isTransientError`). */
+  readonly isTransient?: (error: unknown) => boolean;
+}
+
+/** Settings of `ToolExecutor`. Give `registry` or `tools`, not both. */
+export interface ToolExecutorOptions {
+  /** The tools, as a registry (later registrations are seen). */
+  readonly registry?: ToolRegistry;
+  /** The tools, as a list (a registry is built from it). */
+  readonly tools?: readonly Tool[];
+  /** Decides each call; replaces the default policy, so give it instead of `grants`/`approve`. */
+  readonly policy?: PermissionPolicy;
+  /** For the default policy: permissions granted up front, e.g. `['write']`. */
+  readonly grants?: readonly Permission[];
+  /** For the default policy: asked about calls whose permission is not granted. */
+  readonly approve?: ApproveCallback;
+  /** Cap on a result's text in characters (default 50,000); head and tail are kept. */
+  readonly maxResultChars?: number;
+  /** Retries of idempotent tools on transient errors. */
+  readonly retry?: ToolRetryOptions;
+  /** Times timeouts, backoff and durations (default: the system clock). */
+  readonly clock?: Clock;
+}
+
+/** Marks the batch's abort in a race against the next outcome. */
+const ABORTED: unique symbol = Symbol('aborted');
+
+/**
+ * Runs one turn's tool calls: the executor port of `@mh/core`. It checks arguments and
+ * permissions, times each call out, runs consecutive `read` calls in parallel and `write`/`exec`
+ * calls one at a time in the model's order, retries idempotent tools on transient errors, caps
+ * result size, and turns every failure into an `isError` result the model can act on.
+ *
+ * @example
+ * ```ts
+ * import { ToolExecutor, ToolRegistry, calculatorTool } from '@mh/tools';
+ *
+ * const executor = new ToolExecutor({ registry: new ToolRegistry([calculatorTool()]) });
+ * const input = { expression: '2^10' };
+ * const calls = [{ type: 'tool_use', id: 'c1', name: 'calculator', input }] as const;
+ * for await (const outcome of executor.execute(calls, { signal: AbortSignal.timeout(5_000) })) {
+ *   console.log(outcome.status, outcome.result.content);
+ * }
+ * ```
+ */
+export class ToolExecutor implements ToolExecutorPort {
+  readonly #registry: ToolRegistry;
+  readonly #settings: CallSettings;
+
+  /** Creates an executor. Throws `ConfigError` naming the bad option. */
+  constructor(options: ToolExecutorOptions) {
+    if (options.registry !== undefined && options.tools !== undefined) {
+      throw new ConfigError('tools', 'give either registry or tools, not both');
+    }
+    // Duck-typed: a registry from another copy of this package is still a registry.
+    if (options.registry !== undefined && typeof options.registry?.get !== 'function') {
+      throw new ConfigError('registry', 'expected a ToolRegistry');
+    }
+    if (options.tools !== undefined && !Array.isArray(options.tools)) {
+      throw new ConfigError('tools', 'expected an array of tools');
+    }
+    this.#registry = options.registry ?? new ToolRegistry(options.tools ?? []);
+    if (
+      options.policy !== undefined &&
+      (options.grants !== undefined || options.approve !== undefined)
+    ) {
+      throw new ConfigError('policy', 'give either policy or grants/approve, not both');
+    }
+    if (options.policy !== undefined && typeof options.policy?.check !== 'function') {
+      throw new ConfigError('policy', 'expected a PermissionPolicy with a check(request) method');
+    }
+    const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    if (!Number.isInteger(maxResultChars) || maxResultChars < 1) {
+      throw new ConfigError('maxResultChars', `expected an integer >= 1, got ${maxResultChars}`);
+    }
+    const { maxAttempts = 3, isTransient = isTransientError, ...backoff } = options.retry ?? {};
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      throw new ConfigError('retry.maxAttempts', `expected an integer >= 1, got ${maxAttempts}`);
+    }
+    if (typeof isTransient !== 'function') {
+      throw new ConfigError('retry.isTransient', 'expected a function');
+    }
+    for (const key of ['baseMs', 'capMs', 'maxRetryAfterMs'] as const) {
+      const value = backoff[key];
+      if (value !== undefined && (!Number.isFinite(value) || value < 0)) {
+        throw new ConfigError(`retry.${key}`, `expected a number >= 0, got ${value}`);
+      }
+    }
+    this.#settings = {
+      registry: this.#registry,
+      policy:
+        options.policy ??
+        defaultPermissionPolicy({ grants: options.grants, approve: options.approve }),
+      maxResultChars,
+      maxAttempts,
+      backoff,
+      isTransient,
+      clock: options.clock ?? systemClock,
+    };
+  }
+
+  /** The registry the executor looks tools up in. */
+  get registry(): ToolRegistry {
+    return this.#registry;
+  }
+
+  /** The tools to advertise, in registration order. */
+  specs(): readonly ToolSpec[] {
+    return this.#registry.specs();
+  }
+
+  /**
+   * Runs `calls` and yields one outcome per call as each finishes. Calls the `around` hook once
+   * per call it starts, with all of that call's work inside. Once `context.signal` aborts it
+   * starts no more calls, stops waiting and yields nothing more (the loop answers the rest).
+   * It throws only when a hook throws, never for a tool's failure.
+   */
+  async *execute(
+    calls: readonly ToolUseBlock[],
+    context: ToolExecutionContext,
+  ): AsyncGenerator<ToolOutcome, void, undefined> {
+    const { signal } = context;
+    if (signal.aborted || calls.length === 0) return;
+    const outcomes = new AsyncQueue<ToolOutcome>();
+    let onAbort = (): void => {};
+    const aborted = new Promise<typeof ABORTED>((resolve) => {
+      onAbort = (): void => resolve(ABORTED);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    // Set when the consumer stops iterating early: the calls not yet started then never start.
+    const consumer = { stopped: false };
+    void this.#runBatches(calls, context, outcomes, consumer);
+    try {
+      for (;;) {
+        const next = await Promise.race([outcomes.next(), aborted]);
+        // Checked again because both may be settled: the abort wins over an outcome.
+        if (next === ABORTED || next.done || signal.aborted) return;
+        yield next.value;
+      }
+    } finally {
+      consumer.stopped = true;
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #runBatches(
+    calls: readonly ToolUseBlock[],
+    context: ToolExecutionContext,
+    outcomes: AsyncQueue<ToolOutcome>,
+    consumer: { readonly stopped: boolean },
+  ): Promise<void> {
+    const { signal, hooks } = context;
+    const permissionOf = (name: string): Permission | undefined =>
+      this.#registry.get(name)?.permission;
+    try {
+      for (const [index, batch] of callBatches(calls, permissionOf).entries()) {
+        // One macrotask between batches lets a consumer that just got an outcome abort or stop
+        // before the next write or exec call starts.
+        if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+        if (signal.aborted || consumer.stopped) break;
+        await Promise.all(
+          batch.map(async (call) => {
+            const execute = (): Promise<ToolOutcome> => executeCall(call, signal, this.#settings);
+            outcomes.push(await (hooks ? hooks.around(call, execute) : execute()));
+          }),
+        );
+      }
+      outcomes.close();
+    } catch (error) {
+      outcomes.fail(error);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { stat } from 'node:fs/promises';
+import type { Tool } from '@mh/core';
+import * as z from 'zod';
+import { defineTool } from '../define-tool.js';
+import { globToRegExp } from './glob-pattern.js';
+import { compareNames, walkFiles } from './walk-files.js';
+import type { WorkspaceSettings } from './workspace-settings.js';
+
+const input = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob such as "**/*.ts" or "src/*.{js,json}"; "**" spans directories.'),
+  path: z
+    .string()
+    .optional()
+    .describe('Directory the pattern is relative to (default: the workspace root).'),
+});
+
+/** The arguments of `glob`. */
+export interface GlobInput {
+  /** The glob, relative to `path`. */
+  readonly pattern: string;
+  /** Root-relative directory the pattern starts from (default the root). */
+  readonly path?: string;
+}
+
+/** `glob`: the files matching a pattern, as sorted root-relative paths, up to `maxEntries`. */
+export function globTool(settings: WorkspaceSettings): Tool<GlobInput> {
+  return defineTool({
+    name: 'glob',
+    description:
+      'Find files in the workspace by glob pattern, e.g. "**/*.ts". Returns paths relative to the workspace root.',
+    input,
+    permission: 'read',
+    idempotent: true,
+    timeoutMs: 30_000,
+    async run({ pattern, path }, { signal }) {
+      if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
+        throw new Error(
+          `Invalid pattern: ${pattern} must be relative and stay inside the workspace.`,
+        );
+      }
+      const regex = globToRegExp(pattern);
+      const base = await settings.root.resolve(path);
+      if (!(await stat(base.absolute)).isDirectory()) {
+        throw new Error(`${base.relative} is a file; give glob a directory as path.`);
+      }
+      const prefix = base.relative === '.' ? '' : `${base.relative}/`;
+      const found: string[] = [];
+      for await (const file of walkFiles(settings.root, base, {
+        ignore: settings.ignore,
+        signal,
+      })) {
+        if (regex.test(file.relative.slice(prefix.length))) found.push(file.relative);
+      }
+      if (found.length === 0) return `No files match ${pattern}.`;
+      found.sort(compareNames);
+      const shown = found.slice(0, settings.maxEntries);
+      const rest = found.length - shown.length;
+      return rest > 0 ? `${shown.join('\n')}\n[${rest} more files not shown]` : shown.join('\n');
+    },
+  });
+}

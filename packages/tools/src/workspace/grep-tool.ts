@@ -1,0 +1,94 @@
+import type { Tool } from '@mh/core';
+import * as z from 'zod';
+import { defineTool } from '../define-tool.js';
+import { globToRegExp } from './glob-pattern.js';
+import { readTextFile } from './text-file.js';
+import { walkFiles } from './walk-files.js';
+import type { WorkspaceSettings } from './workspace-settings.js';
+
+/** Longest line shown in a match; minified files would flood the context otherwise. */
+const MAX_LINE_CHARS = 300;
+
+const input = z.object({
+  pattern: z.string().min(1).describe('JavaScript regular expression, e.g. "TODO|FIXME".'),
+  path: z
+    .string()
+    .optional()
+    .describe('File or directory to search, relative to the workspace root (default: the root).'),
+  glob: z
+    .string()
+    .optional()
+    .describe(
+      'Only search files matching this glob: "*.ts" matches file names, "src/**/*.ts" paths from the root.',
+    ),
+  ignoreCase: z.boolean().optional().describe('Match case-insensitively (default false).'),
+});
+
+/** The arguments of `grep`. */
+export interface GrepInput {
+  /** A JavaScript regular expression, tested line by line. */
+  readonly pattern: string;
+  /** Root-relative file or directory to search (default the root). */
+  readonly path?: string;
+  /** Only files matching this glob (file names without `/`, root-relative paths with it). */
+  readonly glob?: string;
+  /** Match case-insensitively. */
+  readonly ignoreCase?: boolean;
+}
+
+/**
+ * `grep`: searches text files for a regular expression and returns `path:line: text` lines, up to
+ * `maxMatches`. Binary and oversized files are skipped.
+ */
+export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
+  return defineTool({
+    name: 'grep',
+    description:
+      'Search the text files of the workspace for a JavaScript regular expression. Returns "path:line: text" lines.',
+    input,
+    permission: 'read',
+    idempotent: true,
+    timeoutMs: 30_000,
+    async run({ pattern, path, glob, ignoreCase }, { signal }) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(pattern, ignoreCase ? 'i' : '');
+      } catch (error) {
+        throw new Error(
+          `Invalid pattern: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      const fileFilter = glob === undefined ? undefined : fileMatcher(glob);
+      const start = await settings.root.resolve(path);
+      const matches: string[] = [];
+      const walk = walkFiles(settings.root, start, { ignore: settings.ignore, signal });
+      for await (const file of walk) {
+        if (fileFilter && !fileFilter(file.relative)) continue;
+        const read = await readTextFile(file.absolute, settings.maxFileBytes);
+        if (!read.ok) continue;
+        const lines = read.text.split('\n');
+        for (const [index, line] of lines.entries()) {
+          if (!regex.test(line)) continue;
+          if (matches.length === settings.maxMatches) {
+            const note = `[stopped after ${settings.maxMatches} matches; narrow the pattern, path or glob]`;
+            return `${matches.join('\n')}\n${note}`;
+          }
+          matches.push(`${file.relative}:${index + 1}: ${shorten(line.replace(/\r$/, ''))}`);
+        }
+      }
+      return matches.length === 0 ? 'No matches.' : matches.join('\n');
+    },
+  });
+}
+
+/** A glob without `/` matches file names (as `.gitignore` does); with `/`, root-relative paths. */
+function fileMatcher(glob: string): (relative: string) => boolean {
+  const regex = globToRegExp(glob);
+  return glob.includes('/')
+    ? (relative) => regex.test(relative)
+    : (relative) => regex.test(relative.slice(relative.lastIndexOf('/') + 1));
+}
+
+function shorten(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+}

@@ -1,0 +1,46 @@
+import { readdir, stat } from 'node:fs/promises';
+import type { Tool } from '@mh/core';
+import * as z from 'zod';
+import { defineTool } from '../define-tool.js';
+import { compareNames } from './walk-files.js';
+import type { WorkspaceSettings } from './workspace-settings.js';
+
+const input = z.object({
+  path: z
+    .string()
+    .optional()
+    .describe('Directory path, relative to the workspace root (default: the root).'),
+});
+
+/** The arguments of `list_dir`. */
+export interface ListDirInput {
+  /** Root-relative directory (default the root). */
+  readonly path?: string;
+}
+
+/** `list_dir`: the entries of one directory, sorted, one per line, directories ending in `/`. */
+export function listDirTool(settings: WorkspaceSettings): Tool<ListDirInput> {
+  return defineTool({
+    name: 'list_dir',
+    description:
+      'List the entries of a directory in the workspace, sorted; directories end with "/".',
+    input,
+    permission: 'read',
+    idempotent: true,
+    timeoutMs: 10_000,
+    async run({ path }) {
+      const directory = await settings.root.resolve(path);
+      if (!(await stat(directory.absolute)).isDirectory()) {
+        throw new Error(`${directory.relative} is a file, not a directory; use read_file.`);
+      }
+      const entries = await readdir(directory.absolute, { withFileTypes: true });
+      if (entries.length === 0) return `(${directory.relative} is empty)`;
+      const names = entries
+        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+        .sort(compareNames);
+      const shown = names.slice(0, settings.maxEntries);
+      const rest = names.length - shown.length;
+      return rest > 0 ? `${shown.join('\n')}\n[${rest} more entries not shown]` : shown.join('\n');
+    },
+  });
+}

@@ -1,0 +1,74 @@
+import type { Tool } from '@mh/core';
+import * as z from 'zod';
+import { defineTool } from '../define-tool.js';
+import { formatBytes, readTextFile } from './text-file.js';
+import type { WorkspaceSettings } from './workspace-settings.js';
+
+/** Lines returned when the model gives no `limit`. */
+const DEFAULT_LINE_LIMIT = 2_000;
+
+const input = z.object({
+  path: z.string().describe('File path, relative to the workspace root.'),
+  offset: z.number().int().min(1).optional().describe('First line to read, 1-based (default 1).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Most lines to read (default ${DEFAULT_LINE_LIMIT}).`),
+});
+
+/** The arguments of `read_file`. */
+export interface ReadFileInput {
+  /** Root-relative path of the file. */
+  readonly path: string;
+  /** First line, 1-based (default 1). */
+  readonly offset?: number;
+  /** Most lines (default 2,000). */
+  readonly limit?: number;
+}
+
+/**
+ * `read_file`: returns a text file's lines, optionally a window of them. Binary files and files
+ * over the size cap are refused with a message saying what to do instead.
+ */
+export function readFileTool(settings: WorkspaceSettings): Tool<ReadFileInput> {
+  return defineTool({
+    name: 'read_file',
+    description:
+      'Read a text file in the workspace. Use offset and limit (in lines) for a part of a long file.',
+    input,
+    permission: 'read',
+    idempotent: true,
+    timeoutMs: 10_000,
+    async run({ path, offset = 1, limit = DEFAULT_LINE_LIMIT }) {
+      const file = await settings.root.resolve(path);
+      const read = await readTextFile(file.absolute, settings.maxFileBytes);
+      if (!read.ok) {
+        if (read.reason === 'not-a-file') {
+          throw new Error(`${file.relative} is a directory; use list_dir to see what it holds.`);
+        }
+        if (read.reason === 'too-large') {
+          throw new Error(
+            `${file.relative} is ${formatBytes(read.bytes)}, over the ` +
+              `${formatBytes(settings.maxFileBytes)} limit of read_file; use grep to find the lines you need.`,
+          );
+        }
+        throw new Error(`${file.relative} is a binary file; read_file reads text files only.`);
+      }
+      if (read.text === '') return `(${file.relative} is empty)`;
+      const lines = read.text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      if (offset > lines.length) {
+        throw new Error(
+          `offset ${offset} is past the end of ${file.relative} (${lines.length} lines).`,
+        );
+      }
+      const last = Math.min(lines.length, offset - 1 + limit);
+      const text = lines.slice(offset - 1, last).join('\n');
+      if (offset === 1 && last === lines.length) return text;
+      const more = last < lines.length ? `; read more with offset ${last + 1}` : '';
+      return `${text}\n[lines ${offset}-${last} of ${lines.length} in ${file.relative}${more}]`;
+    },
+  });
+}
