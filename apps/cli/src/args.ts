@@ -34,7 +34,8 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
 
 function nonNegativeInteger(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} expects an integer >= 0, got '${value}'`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`--${flag} expects an integer >= 0, got '${value}'`);
   return Number(value);
 }
 
@@ -45,7 +46,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     parsed = parse(argv);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option'));
+    throw new UsageError(
+      message
+        .replace(/\. To specify a positional argument.*$/s, '')
+        .replace(/^Unknown option/, 'unknown option'),
+    );
   }
   const { values, positionals } = parsed;
   let provider: CliOptions['provider'];
@@ -58,15 +63,20 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     }
     provider = values.provider as 'fake';
   }
-  const grants = (values.grant ?? []).flatMap((grant) => grant.split(',')).map((grant) => grant.trim());
+  const grants = (values.grant ?? [])
+    .flatMap((grant) => grant.split(','))
+    .map((grant) => grant.trim());
   for (const grant of grants) {
     if (!(GRANTS as readonly string[]).includes(grant)) {
       throw new UsageError(`--grant expects write or exec, got '${grant}'`);
     }
   }
-  if (values.model !== undefined && values.model.trim() === '') throw new UsageError('--model expects a model id');
+  if (values.model !== undefined && values.model.trim() === '')
+    throw new UsageError('--model expects a model id');
   if (positionals.length > 1) {
-    throw new UsageError(`expected one prompt, got ${positionals.length} arguments (quote the prompt)`);
+    throw new UsageError(
+      `expected one prompt, got ${positionals.length} arguments (quote the prompt)`,
+    );
   }
   const prompt = positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');

@@ -15,7 +15,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (options.version) {
-    const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+    const version = (createRequire(import.meta.url)('../package.json') as { version: string })
+      .version;
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
@@ -31,10 +32,16 @@ async function main(argv: readonly string[]): Promise<number> {
   if (options.prompt !== undefined) return session.ask(options.prompt);
 
   const interactive = Boolean(process.stdin.isTTY);
-  const lines = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive });
+  const lines = createInterface({
+    input: process.stdin,
+    output: interactive ? process.stdout : undefined,
+    terminal: interactive,
+  });
   lines.on('SIGINT', () => session.interrupt());
   if (interactive) {
-    process.stderr.write('mh — offline fake model. Type a question, /help for commands, Ctrl-C twice to exit.\n');
+    process.stderr.write(
+      'mh — offline fake model. Type a question, /help for commands, Ctrl-C twice to exit.\n',
+    );
     lines.setPrompt('> ');
     lines.prompt();
   }
@@ -55,7 +62,9 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`mh: ${error.message}\n`);
       process.exitCode = 2;
     } else {
-      process.stderr.write(`mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exitCode = 1;
     }
   },

@@ -54,11 +54,17 @@ export class EventRenderer {
         }
         break;
       case 'tool-execution-start':
-        this.#note(this.#dim(`⚙ ${event.call.name} ${oneLine(event.call.rawInput ?? JSON.stringify(event.call.input))}`));
+        this.#note(
+          this.#dim(
+            `⚙ ${event.call.name} ${oneLine(event.call.rawInput ?? JSON.stringify(event.call.input))}`,
+          ),
+        );
         break;
       case 'tool-execution-end': {
         const text = oneLine(toolResultText(event.outcome.result)) || '(empty)';
-        const line = event.outcome.result.isError ? this.#red(`  ✗ ${text}`) : this.#dim(`  ↳ ${text}`);
+        const line = event.outcome.result.isError
+          ? this.#red(`  ✗ ${text}`)
+          : this.#dim(`  ↳ ${text}`);
         this.#note(line);
         break;
       }
@@ -79,9 +85,12 @@ export class EventRenderer {
 
   #finish(result: RunResult): void {
     if (result.status === 'cancelled') this.#note(this.#dim('(cancelled)'));
-    else if (result.status === 'guard') this.#note(this.#red(`(stopped: ${result.error?.message ?? result.guard})`));
-    else if (result.status === 'error') this.#note(this.#red(`error: ${result.error?.message ?? 'unknown'}`));
-    else if (result.text === '' && result.newMessages.length <= 1) this.#note(this.#dim('(the model returned an empty answer)'));
+    else if (result.status === 'guard')
+      this.#note(this.#red(`(stopped: ${result.error?.message ?? result.guard})`));
+    else if (result.status === 'error')
+      this.#note(this.#red(`error: ${result.error?.message ?? 'unknown'}`));
+    else if (result.text === '' && result.newMessages.length <= 1)
+      this.#note(this.#dim('(the model returned an empty answer)'));
   }
 }
 

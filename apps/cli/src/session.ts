@@ -70,10 +70,15 @@ export class CliSession {
     }
     if (trimmed === '/history') {
       for (const message of this.#agent.history) {
-        const calls = message.content.filter((block) => block.type === 'tool_use').map((block) => block.name);
+        const calls = message.content
+          .filter((block) => block.type === 'tool_use')
+          .map((block) => block.name);
         const results = message.content.filter((block) => block.type === 'tool_result').length;
         const text = messageText(message).replace(/\s+/g, ' ').slice(0, 100);
-        const extra = [calls.length ? `calls: ${calls.join(', ')}` : '', results ? `${results} result(s)` : '']
+        const extra = [
+          calls.length ? `calls: ${calls.join(', ')}` : '',
+          results ? `${results} result(s)` : '',
+        ]
           .filter(Boolean)
           .join('; ');
         this.#output.out.write(`${message.role.padEnd(9)} ${text}${extra ? ` [${extra}]` : ''}\n`);

@@ -35,7 +35,8 @@ const WORD_OPERATORS: readonly [RegExp, string][] = [
 /** Finds an arithmetic expression in a question, e.g. `What is 6*7?` → `6*7`. */
 export function findArithmetic(text: string): string | undefined {
   let normalised = text;
-  for (const [pattern, operator] of WORD_OPERATORS) normalised = normalised.replace(pattern, operator);
+  for (const [pattern, operator] of WORD_OPERATORS)
+    normalised = normalised.replace(pattern, operator);
   const candidates = normalised.match(/[-+*/^%().\d\s]+/g) ?? [];
   for (const candidate of candidates) {
     const expression = candidate.trim();
@@ -65,11 +66,15 @@ function lastCallNames(messages: readonly Message[]): Map<string, string> {
   const names = new Map<string, string>();
   const assistant = messages[messages.length - 2];
   if (assistant?.role !== 'assistant') return names;
-  for (const block of assistant.content) if (block.type === 'tool_use') names.set(block.id, block.name);
+  for (const block of assistant.content)
+    if (block.type === 'tool_use') names.set(block.id, block.name);
   return names;
 }
 
-function answerFromResults(results: readonly ToolResultBlock[], names: Map<string, string>): TurnContent {
+function answerFromResults(
+  results: readonly ToolResultBlock[],
+  names: Map<string, string>,
+): TurnContent {
   const parts: string[] = [];
   for (const result of results) {
     const name = names.get(result.toolUseId) ?? 'the tool';
@@ -96,8 +101,11 @@ function answerFromResults(results: readonly ToolResultBlock[], names: Map<strin
 export function fakeTurn(request: ModelRequest): TurnContent {
   const last = request.messages[request.messages.length - 1];
   if (last === undefined) return { text: 'Hello! Ask me something.' };
-  const results = last.content.filter((block): block is ToolResultBlock => block.type === 'tool_result');
-  if (last.role === 'user' && results.length > 0) return answerFromResults(results, lastCallNames(request.messages));
+  const results = last.content.filter(
+    (block): block is ToolResultBlock => block.type === 'tool_result',
+  );
+  if (last.role === 'user' && results.length > 0)
+    return answerFromResults(results, lastCallNames(request.messages));
   const question = messageText(last).trim();
 
   const arithmetic = findArithmetic(question);
@@ -105,15 +113,23 @@ export function fakeTurn(request: ModelRequest): TurnContent {
   if (arithmetic && calculator) return call(calculator, 'expression', arithmetic);
 
   const readFile = findTool(request, 'read_file');
-  const fileName = question.match(/(?:^|[\s"'`(])((?:[\w.-]+\/)*[\w-]+\.[a-zA-Z0-9]{1,8})(?=$|[\s"'`),?!:;])/)?.[1];
-  if (readFile && fileName && /\b(read|show|open|cat|contents?|what(?:'s| is) in|print)\b/i.test(question)) {
+  const fileName = question.match(
+    /(?:^|[\s"'`(])((?:[\w.-]+\/)*[\w-]+\.[a-zA-Z0-9]{1,8})(?=$|[\s"'`),?!:;])/,
+  )?.[1];
+  if (
+    readFile &&
+    fileName &&
+    /\b(read|show|open|cat|contents?|what(?:'s| is) in|print)\b/i.test(question)
+  ) {
     return call(readFile, 'path', fileName);
   }
   const grep = findTool(request, 'grep');
   const searched = question.match(/\b(?:search|grep|find|look)\b[^"'`]*["'`]([^"'`]+)["'`]/i)?.[1];
   if (grep && searched) return call(grep, 'pattern', searched);
   const glob = findTool(request, 'glob');
-  const extension = question.match(/\*\.[a-zA-Z0-9]+|\.\b(ts|js|json|md|txt|py|csv|yaml|yml)\b files?/i)?.[0];
+  const extension = question.match(
+    /\*\.[a-zA-Z0-9]+|\.\b(ts|js|json|md|txt|py|csv|yaml|yml)\b files?/i,
+  )?.[0];
   if (glob && extension) {
     const suffix = extension.startsWith('*') ? extension.slice(1) : extension.split(/\s/)[0];
     return call(glob, 'pattern', `**/*${suffix}`);
@@ -125,7 +141,10 @@ export function fakeTurn(request: ModelRequest): TurnContent {
   if (readFile && fileName) return call(readFile, 'path', fileName);
 
   if (arithmetic) return { text: `I would need a calculator tool to work out ${arithmetic}.` };
-  if (/^(hi|hello|hey)\b/i.test(question)) return { text: 'Hello! I am the offline fake model. Ask me some arithmetic or about the files here.' };
+  if (/^(hi|hello|hey)\b/i.test(question))
+    return {
+      text: 'Hello! I am the offline fake model. Ask me some arithmetic or about the files here.',
+    };
   return {
     text: `I am the offline fake model: I can do arithmetic with the calculator and look at files with the workspace tools. You said: "${question}"`,
   };
@@ -140,10 +159,16 @@ export class FakeProvider implements Provider {
   readonly #options: FakeOptions;
 
   constructor(options: FakeOptions = {}) {
-    if (options.delayMs !== undefined && (!Number.isFinite(options.delayMs) || options.delayMs < 0)) {
+    if (
+      options.delayMs !== undefined &&
+      (!Number.isFinite(options.delayMs) || options.delayMs < 0)
+    ) {
       throw new ConfigError('delayMs', `expected a number >= 0, got ${options.delayMs}`);
     }
-    if (options.chunkChars !== undefined && (!Number.isInteger(options.chunkChars) || options.chunkChars < 1)) {
+    if (
+      options.chunkChars !== undefined &&
+      (!Number.isInteger(options.chunkChars) || options.chunkChars < 1)
+    ) {
       throw new ConfigError('chunkChars', `expected an integer >= 1, got ${options.chunkChars}`);
     }
     this.#options = options;
@@ -151,7 +176,10 @@ export class FakeProvider implements Provider {
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
     const model = this.#options.model ?? 'fake';
-    const events = turnEvents(request, fakeTurn(request), { model, chunkChars: this.#options.chunkChars });
+    const events = turnEvents(request, fakeTurn(request), {
+      model,
+      chunkChars: this.#options.chunkChars,
+    });
     return playEvents(events, { model, delayMs: this.#options.delayMs, signal: options.signal });
   }
 }

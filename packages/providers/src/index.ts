@@ -1,4 +1,4 @@
-export { FakeProvider, type FakeOptions, fake, fakeTurn, findArithmetic } from './fake-provider.js';
+export { type FakeOptions, FakeProvider, fake, fakeTurn, findArithmetic } from './fake-provider.js';
 export {
   type ScriptedOptions,
   ScriptedProvider,
@@ -6,4 +6,4 @@ export {
   type ScriptStep,
   scripted,
 } from './scripted-provider.js';
-export { type TurnContent, type TurnToolCall } from './stream-turn.js';
+export type { TurnContent, TurnToolCall } from './stream-turn.js';

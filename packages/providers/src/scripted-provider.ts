@@ -46,13 +46,20 @@ export class ScriptedProvider implements Provider {
   readonly #options: ScriptedOptions;
 
   constructor(steps: readonly ScriptStep[], options: ScriptedOptions = {}) {
-    if (!Array.isArray(steps)) throw new ConfigError('turns', 'expected an array of scripted turns');
+    if (!Array.isArray(steps))
+      throw new ConfigError('turns', 'expected an array of scripted turns');
     steps.forEach((step, index) => {
       if (step === null || (typeof step !== 'object' && typeof step !== 'function')) {
-        throw new ConfigError(`turns[${index}]`, 'expected a turn object or a function returning one');
+        throw new ConfigError(
+          `turns[${index}]`,
+          'expected a turn object or a function returning one',
+        );
       }
     });
-    if (options.whenExhausted !== undefined && !['error', 'repeat-last'].includes(options.whenExhausted)) {
+    if (
+      options.whenExhausted !== undefined &&
+      !['error', 'repeat-last'].includes(options.whenExhausted)
+    ) {
       throw new ConfigError('whenExhausted', "expected 'error' or 'repeat-last'");
     }
     this.#steps = steps;
@@ -68,15 +75,23 @@ export class ScriptedProvider implements Provider {
     const index = this.requests.length;
     this.requests.push(request);
     const last = this.#steps[this.#steps.length - 1];
-    const step = index < this.#steps.length ? this.#steps[index] : this.#options.whenExhausted === 'repeat-last' ? last : undefined;
+    const step =
+      index < this.#steps.length
+        ? this.#steps[index]
+        : this.#options.whenExhausted === 'repeat-last'
+          ? last
+          : undefined;
     const model = this.#options.model ?? request.model;
     const chunkChars = this.#options.chunkChars;
     return (async function* play(): AsyncGenerator<StreamEvent> {
       if (step === undefined) {
-        throw new ProviderError(`Scripted provider has no turn ${index + 1} (script has ${index})`, {
-          kind: 'bad-request',
-          provider: 'scripted',
-        });
+        throw new ProviderError(
+          `Scripted provider has no turn ${index + 1} (script has ${index})`,
+          {
+            kind: 'bad-request',
+            provider: 'scripted',
+          },
+        );
       }
       const turn = typeof step === 'function' ? step(request) : step;
       if (turn.error && turn.failAfterEvents === undefined) throw turn.error;
@@ -89,7 +104,10 @@ export class ScriptedProvider implements Provider {
         signal: options.signal,
         failAfter:
           turn.failAfterEvents !== undefined
-            ? { events: turn.failAfterEvents, error: turn.error ?? new ProviderError('Stream broke', { kind: 'network' }) }
+            ? {
+                events: turn.failAfterEvents,
+                error: turn.error ?? new ProviderError('Stream broke', { kind: 'network' }),
+              }
             : undefined,
       });
       if (hangAt !== undefined) await hangUntilAborted(options.signal);
@@ -99,9 +117,13 @@ export class ScriptedProvider implements Provider {
 
 function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
   return new Promise((_resolve, reject) => {
-    signal?.addEventListener('abort', () => reject(new ProviderError('Stream aborted', { kind: 'network', retryable: false })), {
-      once: true,
-    });
+    signal?.addEventListener(
+      'abort',
+      () => reject(new ProviderError('Stream aborted', { kind: 'network', retryable: false })),
+      {
+        once: true,
+      },
+    );
   });
 }
 
@@ -113,6 +135,9 @@ function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
  *   { text: '42' },
  * ]);
  */
-export function scripted(turns: readonly ScriptStep[], options?: ScriptedOptions): ScriptedProvider {
+export function scripted(
+  turns: readonly ScriptStep[],
+  options?: ScriptedOptions,
+): ScriptedProvider {
   return new ScriptedProvider(turns, options);
 }

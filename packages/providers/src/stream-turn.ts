@@ -1,14 +1,14 @@
 import {
   CancelledError,
   type ContentBlock,
+  estimateRequestTokens,
+  estimateTokens,
   type Message,
   type ModelRequest,
   newMessageId,
   type StopReason,
   type StreamEvent,
   type Usage,
-  estimateRequestTokens,
-  estimateTokens,
 } from '@mh/core';
 
 /** One tool call of a scripted or fake assistant turn. */
@@ -53,7 +53,8 @@ export interface StreamTurnOptions {
 
 function chunks(text: string, size: number): string[] {
   const parts: string[] = [];
-  for (let index = 0; index < text.length; index += size) parts.push(text.slice(index, index + size));
+  for (let index = 0; index < text.length; index += size)
+    parts.push(text.slice(index, index + size));
   return parts;
 }
 
@@ -84,11 +85,17 @@ export function turnEvents(
   const content: ContentBlock[] = [];
   events.push({ type: 'message-start', id: messageId, model });
   if (turn.thinking) {
-    for (const part of chunks(turn.thinking, chunkChars)) events.push({ type: 'thinking-delta', text: part });
-    content.push({ type: 'thinking', thinking: turn.thinking, signature: `fake-signature-${turn.thinking.length}` });
+    for (const part of chunks(turn.thinking, chunkChars))
+      events.push({ type: 'thinking-delta', text: part });
+    content.push({
+      type: 'thinking',
+      thinking: turn.thinking,
+      signature: `fake-signature-${turn.thinking.length}`,
+    });
   }
   if (turn.text) {
-    for (const part of chunks(turn.text, chunkChars)) events.push({ type: 'text-delta', text: part });
+    for (const part of chunks(turn.text, chunkChars))
+      events.push({ type: 'text-delta', text: part });
     content.push({ type: 'text', text: turn.text });
   }
   let outputChars = (turn.text?.length ?? 0) + (turn.thinking?.length ?? 0);
@@ -121,10 +128,15 @@ export function turnEvents(
   return events;
 }
 
-function parseRaw(id: string, name: string, rawInput: string): Extract<ContentBlock, { type: 'tool_use' }> {
+function parseRaw(
+  id: string,
+  name: string,
+  rawInput: string,
+): Extract<ContentBlock, { type: 'tool_use' }> {
   try {
     const input: unknown = JSON.parse(rawInput);
-    if (input !== null && typeof input === 'object' && !Array.isArray(input)) return { type: 'tool_use', id, name, input };
+    if (input !== null && typeof input === 'object' && !Array.isArray(input))
+      return { type: 'tool_use', id, name, input };
   } catch {
     // Broken JSON is kept verbatim in rawInput: the executor answers it, the loop does not crash.
   }
@@ -132,7 +144,10 @@ function parseRaw(id: string, name: string, rawInput: string): Extract<ContentBl
 }
 
 /** Streams a list of events with the pacing, abort and failure behaviour of `options`. */
-export async function* playEvents(events: readonly StreamEvent[], options: StreamTurnOptions): AsyncGenerator<StreamEvent> {
+export async function* playEvents(
+  events: readonly StreamEvent[],
+  options: StreamTurnOptions,
+): AsyncGenerator<StreamEvent> {
   let sent = 0;
   for (const event of events) {
     if (options.failAfter && sent >= options.failAfter.events) throw options.failAfter.error;

@@ -82,7 +82,11 @@ const OPTION_KEYS = new Set([
 ]);
 
 function isExecutor(value: unknown): value is ToolExecutorPort {
-  return typeof value === 'object' && value !== null && typeof (value as ToolExecutorPort).execute === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolExecutorPort).execute === 'function'
+  );
 }
 
 function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
@@ -92,7 +96,8 @@ function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
   let registry: ToolRegistry;
   if (tools instanceof ToolRegistry) registry = tools;
   else if (Array.isArray(tools)) registry = new ToolRegistry(tools);
-  else throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
+  else
+    throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
   const permissions = options.permissions ?? {};
   return new ToolExecutor({
     registry,
@@ -119,9 +124,11 @@ export class Agent {
   #running = false;
 
   constructor(options: AgentOptions) {
-    if (options === null || typeof options !== 'object') throw new ConfigError('options', 'expected an object');
+    if (options === null || typeof options !== 'object')
+      throw new ConfigError('options', 'expected an object');
     for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key)) throw new ConfigError(key, `unknown option (known: ${[...OPTION_KEYS].join(', ')})`);
+      if (!OPTION_KEYS.has(key))
+        throw new ConfigError(key, `unknown option (known: ${[...OPTION_KEYS].join(', ')})`);
     }
     if (!options.provider || typeof options.provider.stream !== 'function') {
       throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
@@ -129,7 +136,8 @@ export class Agent {
     if (typeof options.model !== 'string' || options.model.trim() === '') {
       throw new ConfigError('model', 'expected a non-empty model id');
     }
-    if (options.system !== undefined && typeof options.system !== 'string') throw new ConfigError('system', 'expected a string');
+    if (options.system !== undefined && typeof options.system !== 'string')
+      throw new ConfigError('system', 'expected a string');
     if (options.history !== undefined && !Array.isArray(options.history)) {
       throw new ConfigError('history', 'expected an array of messages');
     }
@@ -164,7 +172,10 @@ export class Agent {
    * Runs one prompt and yields every event as it happens; the last event is `run-end`. Stopping
    * the iteration early cancels the run.
    */
-  async *stream(prompt: string | Message, options: RunOptions = {}): AsyncGenerator<AgentEvent, void, void> {
+  async *stream(
+    prompt: string | Message,
+    options: RunOptions = {},
+  ): AsyncGenerator<AgentEvent, void, void> {
     const message = this.#toMessage(prompt);
     if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
     this.#assertIdle();
@@ -195,7 +206,8 @@ export class Agent {
       }
     } finally {
       // Abandoned mid-run: keep the prompt, answer nothing half-done.
-      if (!finished) this.#history = repairHistory([...before, message], { reason: 'cancelled' }).history;
+      if (!finished)
+        this.#history = repairHistory([...before, message], { reason: 'cancelled' }).history;
       this.#running = false;
     }
   }
@@ -205,14 +217,21 @@ export class Agent {
       if (prompt.trim() === '') throw new ConfigError('prompt', 'expected a non-empty string');
       return userMessage(prompt);
     }
-    if (prompt === null || typeof prompt !== 'object' || prompt.role !== 'user' || !Array.isArray(prompt.content)) {
+    if (
+      prompt === null ||
+      typeof prompt !== 'object' ||
+      prompt.role !== 'user' ||
+      !Array.isArray(prompt.content)
+    ) {
       throw new ConfigError('prompt', 'expected a string or a user Message');
     }
-    if (prompt.content.length === 0) throw new ConfigError('prompt.content', 'expected at least one block');
+    if (prompt.content.length === 0)
+      throw new ConfigError('prompt.content', 'expected at least one block');
     return prompt;
   }
 
   #assertIdle(): void {
-    if (this.#running) throw new HarnessError('This agent is already running; wait for the run to end');
+    if (this.#running)
+      throw new HarnessError('This agent is already running; wait for the run to end');
   }
 }

@@ -1,4 +1,3 @@
-export { Agent, type AgentOptions, type AgentPermissions, type RunOptions } from './agent.js';
 export {
   type AgentEvent,
   CancelledError,
@@ -9,8 +8,8 @@ export {
   GuardTrippedError,
   HarnessError,
   type Limits,
-  type Message,
   McpProtocolError,
+  type Message,
   messageText,
   PermissionDeniedError,
   PricingTable,
@@ -39,3 +38,4 @@ export {
   ToolRegistry,
   workspaceTools,
 } from '@mh/tools';
+export { Agent, type AgentOptions, type AgentPermissions, type RunOptions } from './agent.js';

@@ -1,0 +1,109 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startCli, waitFor } from './run-cli.js';
+
+const LONG_PROMPT = `Please tell me a story about ${'a very long winding road '.repeat(20)}`;
+
+describe('mh one-shot', () => {
+  it('calls the calculator and answers 42 for What is 6*7?', async () => {
+    const run = await runCli(['--fake', 'What is 6*7?']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('The answer is 42.');
+    expect(run.stderr).toContain('calculator {"expression":"6*7"}');
+    expect(run.stderr).toContain('↳ 42');
+  });
+
+  it('reads a file of the --root folder with the workspace tools', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mh-cli-'));
+    writeFileSync(join(root, 'notes.txt'), 'order number A-1234\n');
+    const run = await runCli(['--fake', '--root', root, 'Read notes.txt please']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('read_file');
+    expect(run.stdout).toContain('A-1234');
+  });
+
+  it('stops with exit code 1 and names the guard when --max-turns is reached', async () => {
+    const run = await runCli(['--fake', '--max-turns', '1', 'What is 6*7?']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('max-turns');
+  });
+});
+
+describe('mh command line', () => {
+  it('prints complete help and exits 0', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    for (const flag of [
+      '--fake',
+      '--provider',
+      '--model',
+      '--system',
+      '--max-turns',
+      '--timeout-ms',
+      '--root',
+      '--grant',
+      '--fake-delay-ms',
+      '--help',
+      '--version',
+    ]) {
+      expect(run.stdout).toContain(flag);
+    }
+  });
+
+  it('rejects an unknown flag with one line and exit code 2', async () => {
+    const run = await runCli(['--fake', '--frobnicate', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('--frobnicate');
+  });
+
+  it('rejects a bad value with one line and exit code 2', async () => {
+    const run = await runCli(['--fake', '--max-turns', 'zero', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe("mh: --max-turns expects a positive integer, got 'zero'");
+  });
+
+  it('asks for a provider when none is chosen, exit code 2', async () => {
+    const run = await runCli(['hello']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--fake');
+  });
+});
+
+describe('mh REPL', () => {
+  it('answers piped lines in one conversation and exits 0 at end of input', async () => {
+    const run = await runCli(['--fake'], 'What is 2+2?\nWhat is 3*3?\n/history\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The answer is 4.');
+    expect(run.stdout).toContain('The answer is 9.');
+    // Both questions, two calls and two answers live in one history: 8 messages.
+    const historyLines = run.stdout.split('\n').filter((line) => /^(user|assistant) /.test(line));
+    expect(historyLines).toHaveLength(8);
+  });
+
+  it('cancels the running answer on Ctrl-C and keeps going', async () => {
+    const { child, output, done } = startCli(['--fake', '--fake-delay-ms', '40']);
+    child.stdin.write(`${LONG_PROMPT}\n`);
+    await waitFor(() => output.stdout.length > 0);
+    child.kill('SIGINT');
+    await waitFor(() => output.stderr.includes('(cancelled)'));
+    child.stdin.end('What is 5+5?\n');
+    const run = await done;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The answer is 10.');
+    expect(run.stdout).not.toContain('You said');
+  });
+
+  it('exits with 130 on a second Ctrl-C', async () => {
+    const { child, output, done } = startCli(['--fake', '--fake-delay-ms', '40']);
+    child.stdin.write(`${LONG_PROMPT}\n`);
+    await waitFor(() => output.stdout.length > 0);
+    child.kill('SIGINT');
+    await waitFor(() => output.stderr.includes('(cancelled)'));
+    child.kill('SIGINT');
+    const run = await done;
+    expect(run.code).toBe(130);
+  });
+});
