@@ -80,6 +80,27 @@ describe('fakeTurn', () => {
     );
   });
 
+  it('calls a tool named in the question with its key=value arguments typed by the schema', () => {
+    const add: ToolSpec = {
+      name: 'add',
+      description: 'Adds.',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    };
+    expect(fakeTurn(request([user('Use add with a=2 and b=3')], [add])).toolCalls).toEqual([
+      { name: 'add', input: { a: 2, b: 3 } },
+    ]);
+  });
+
+  it('does not call a named tool whose required arguments are missing', () => {
+    expect(fakeTurn(request([user('use the calculator for 6*7')])).toolCalls).toEqual([
+      { name: 'calculator', input: { expression: '6*7' } },
+    ]);
+  });
+
   it('turns a calculator result into an answer', () => {
     const messages: Message[] = [
       user('What is 6*7?'),

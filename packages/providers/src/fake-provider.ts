@@ -62,6 +62,35 @@ function call(tool: ToolSpec, preferred: string, value: string): TurnContent {
   return { toolCalls: [{ name: tool.name, input: { [argumentName(tool, preferred)]: value } }] };
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A tool named in the question (`use add with a=2 and b=3`), with `key=value` arguments typed by its schema. */
+function namedToolCall(request: ModelRequest, question: string): TurnContent | undefined {
+  const tool = request.tools.find((spec) =>
+    new RegExp(`(^|[^\\w])${escapeRegExp(spec.name)}($|[^\\w])`).test(question),
+  );
+  if (!tool) return undefined;
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const input: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(properties)) {
+    const match = question.match(
+      new RegExp(`\\b${escapeRegExp(key)}\\s*[=:]\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;]+))`),
+    );
+    if (!match) continue;
+    const raw = match[1] ?? match[2] ?? match[3] ?? '';
+    if (schema.type === 'number' || schema.type === 'integer') input[key] = Number(raw);
+    else if (schema.type === 'boolean') input[key] = raw === 'true';
+    else input[key] = raw;
+  }
+  const required = Array.isArray(tool.inputSchema.required)
+    ? (tool.inputSchema.required as unknown[])
+    : [];
+  if (!required.every((key) => typeof key === 'string' && key in input)) return undefined;
+  return { toolCalls: [{ name: tool.name, input }] };
+}
+
 function lastCallNames(messages: readonly Message[]): Map<string, string> {
   const names = new Map<string, string>();
   const assistant = messages[messages.length - 2];
@@ -84,6 +113,8 @@ function answerFromResults(
     } else if (name === 'calculator') {
       const number = text.match(/-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?(?=\D*$)/i)?.[0] ?? text;
       parts.push(`The answer is ${number}.`);
+    } else if (!text.includes('\n') && text.length <= 200) {
+      parts.push(`${name} returned: ${text || '(nothing)'}`);
     } else {
       const shown = text.length > 2_000 ? `${text.slice(0, 2_000)}\n…` : text;
       parts.push(`Here is what ${name} returned:\n${shown || '(nothing)'}`);
@@ -93,7 +124,8 @@ function answerFromResults(
 }
 
 /**
- * Decides the fake model's next turn from the request alone (deterministic): arithmetic goes to a
+ * Decides the fake model's next turn from the request alone (deterministic): a tool named in the
+ * question is called with the `key=value` arguments found there; arithmetic goes to a
  * `calculator` tool, questions about files to the workspace tools (`read_file`, `grep`, `glob`,
  * `list_dir`) when the request offers them; tool results are turned into an answer; anything else
  * gets a plain reply.
@@ -107,6 +139,9 @@ export function fakeTurn(request: ModelRequest): TurnContent {
   if (last.role === 'user' && results.length > 0)
     return answerFromResults(results, lastCallNames(request.messages));
   const question = messageText(last).trim();
+
+  const named = namedToolCall(request, question);
+  if (named) return named;
 
   const arithmetic = findArithmetic(question);
   const calculator = findTool(request, 'calculator');
