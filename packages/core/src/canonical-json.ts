@@ -10,7 +10,9 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
-  const sorted: Record<string, unknown> = {};
+  // No prototype: on a plain object, assigning a `__proto__` key (valid in parsed JSON) would set
+  // the prototype instead of adding the key, and the key would vanish from the output.
+  const sorted: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) {
     sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
   }

@@ -92,7 +92,7 @@ describe('repairHistory', () => {
     );
   });
 
-  it('synthesizes one reported isError result for exactly each call whose result is missing', () => {
+  it('synthesizes one reported isError result for exactly each call missing its result', () => {
     fc.assert(
       fc.property(
         corruptedHistory({ structural: true }),
@@ -241,7 +241,7 @@ describe('repairHistory', () => {
     );
   });
 
-  it('inserts a user message with cancelled results when the history ends after a tool call', () => {
+  it('inserts a user message of cancelled results when the history ends after a call', () => {
     const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'read', input: {} };
     const history: Message[] = [
       { id: 'u1', role: 'user', content: [{ type: 'text', text: 'go' }] },
@@ -325,9 +325,18 @@ describe('validateHistory', () => {
   });
 
   it('reports missing-result when a call has no result in the next message', () => {
-    const history = [user('u1', text('hi')), assistant('a1', use('c1'), use('c2')), user('u2', result('c1'))];
+    const history = [
+      user('u1', text('hi')),
+      assistant('a1', use('c1'), use('c2')),
+      user('u2', result('c1')),
+    ];
     expect(validateHistory(history)).toEqual([
-      expect.objectContaining({ kind: 'missing-result', messageIndex: 1, messageId: 'a1', toolUseId: 'c2' }),
+      expect.objectContaining({
+        kind: 'missing-result',
+        messageIndex: 1,
+        messageId: 'a1',
+        toolUseId: 'c2',
+      }),
     ]);
   });
 
@@ -382,7 +391,7 @@ describe('validateHistory', () => {
     ]);
   });
 
-  it('reports only misplaced-tool-use when a stray call in a user message reuses a later id', () => {
+  it('reports only misplaced-tool-use when a call in a user message reuses a later id', () => {
     const history = [
       user('u1', text('hi'), use('c1')),
       assistant('a1', use('c1')),

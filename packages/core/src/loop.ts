@@ -255,6 +255,20 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           if (partialText.length > 0) partial.push({ type: 'text', text: partialText });
           partialText = '';
         };
+        // Keep what the model said before a cancel, whether the stream then threw or not;
+        // unanswered calls get cancelled results at the end of the run.
+        const keepPartial = (): void => {
+          flushText();
+          if (partial.length > 0) {
+            const content = partial.slice();
+            history.push({
+              id: newMessageId(),
+              role: 'assistant',
+              content,
+              meta: { partial: true },
+            });
+          }
+        };
         try {
           const iterator = options.provider
             .stream(request, { signal: controller.signal })
@@ -289,6 +303,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           modelSpan.recordError(error);
           modelSpan.end();
           if (controller.signal.aborted) {
+            keepPartial();
             stop = abortStop();
           } else {
             stop = { status: 'error', error: toError(error) };
@@ -297,15 +312,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         }
         if (controller.signal.aborted && end === undefined) {
           modelSpan.end();
-          // Keep what the model said before the cancel; unanswered calls get cancelled results below.
-          flushText();
-          if (partial.length > 0)
-            history.push({
-              id: newMessageId(),
-              role: 'assistant',
-              content: partial.slice(),
-              meta: { partial: true },
-            });
+          keepPartial();
           stop = abortStop();
           throw STOPPED;
         }
@@ -350,21 +357,20 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           for (const call of calls) {
             const count = repeats.count(call);
             const limit = limits.maxRepeatedCalls;
-            if (repeatTrip || (limit !== undefined && count > limit)) {
+            const repeated = limit !== undefined && count > limit;
+            if (repeatTrip || repeated) {
               repeatTrip ??= new GuardTrippedError(
                 'max-repeated-calls',
                 limit ?? 0,
                 count,
                 `${call.name} with the same arguments`,
               );
-              results.set(
-                call.id,
-                toolResult(
-                  call.id,
-                  `Not run: ${call.name} was already called ${limit} time(s) with these arguments; the run stops here.`,
-                  true,
-                ),
-              );
+              // The model reads this (also in later runs of a session): only a call that really
+              // repeated may be told so.
+              const text = repeated
+                ? `Not run: ${call.name} was already called ${limit} time(s) with these arguments; the run stops here.`
+                : 'Not run: another call of this turn repeated too often; the run stops here.';
+              results.set(call.id, toolResult(call.id, text, true));
             } else {
               toRun.push(call);
             }
@@ -404,7 +410,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             guard: 'max-tokens',
             error: new GuardTrippedError('max-tokens', limits.maxTokens, totalTokens(usage)),
           };
-        } else if (limits.maxCostUsd !== undefined && costUsd >= limits.maxCostUsd) {
+        } else if (limits.maxCostUsd !== undefined && reachesBudget(costUsd, limits.maxCostUsd)) {
           stop = {
             status: 'guard',
             guard: 'max-cost',
@@ -461,6 +467,14 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
 }
 
 const STOPPED = Symbol('stopped');
+
+/**
+ * Whether a summed cost reaches a budget. Per-turn costs are binary fractions, so ten turns of
+ * $0.10 sum to $0.9999999999999999: a strict `>=` would let one more turn through.
+ */
+function reachesBudget(costUsd: number, limitUsd: number): boolean {
+  return costUsd >= limitUsd * (1 - 1e-9);
+}
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new HarnessError(String(error));

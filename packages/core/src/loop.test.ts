@@ -1,0 +1,443 @@
+import { describe, expect, it } from 'vitest';
+import { drainRun, eventsOfType } from '../test/drain-run.js';
+import { ScriptProvider } from '../test/script-provider.js';
+import {
+  echoTool,
+  hangForeverTool,
+  hangUntilAbortedTool,
+  StubExecutor,
+} from '../test/stub-executor.js';
+import { CancelledError, HarnessError, ProviderError } from './errors.js';
+import { interruptedResultText, validateHistory } from './history.js';
+import type { LoopOptions } from './loop.js';
+import { runLoop } from './loop.js';
+import {
+  type Message,
+  messageText,
+  type ToolResultBlock,
+  toolResultsOf,
+  toolResultText,
+  userMessage,
+} from './messages.js';
+import type { Provider } from './provider.js';
+import type { AgentEvent } from './run-result.js';
+import type { ToolExecutor } from './tool.js';
+
+function options(overrides: Partial<LoopOptions> & Pick<LoopOptions, 'provider'>): LoopOptions {
+  return { model: 'test-model', history: [userMessage('go', 'u0')], ...overrides };
+}
+
+function allResults(messages: readonly Message[]): ToolResultBlock[] {
+  return messages.flatMap(toolResultsOf);
+}
+
+function resultFor(messages: readonly Message[], toolUseId: string): ToolResultBlock | undefined {
+  return allResults(messages).find((result) => result.toolUseId === toolUseId);
+}
+
+/** Aborts `controller` when the first event of `type` arrives. */
+function abortOn(controller: AbortController, type: AgentEvent['type']) {
+  return (event: AgentEvent): void => {
+    if (event.type === type) controller.abort();
+  };
+}
+
+const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('runLoop cancellation', () => {
+  it('ends cancelled with a valid history when aborted while text deltas stream', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ text: ['a', 'b', 'c', 'd', 'e', 'f'] }]);
+    const { result } = await drainRun(
+      options({ provider, signal: controller.signal }),
+      abortOn(controller, 'text-delta'),
+    );
+    expect(result.status).toBe('cancelled');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('keeps the text streamed before the abort as a partial assistant message', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ text: ['Hel', 'lo', ' there'], delayMs: 1 }]);
+    let seen = '';
+    const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
+      if (event.type !== 'text-delta') return;
+      seen += event.text;
+      if (seen === 'Hello') controller.abort();
+    });
+    const last = result.messages.at(-1);
+    expect(last).toMatchObject({ role: 'assistant', meta: { partial: true } });
+    expect(messageText(last as Message).startsWith('Hello')).toBe(true);
+  });
+
+  it('keeps the streamed text when the provider throws as soon as it sees the abort', async () => {
+    const controller = new AbortController();
+    // Like a vendor SDK: checks the signal on resume and throws its abort error right away.
+    const provider: Provider = {
+      name: 'eager-abort',
+      async *stream(_request, streamOptions) {
+        yield { type: 'message-start' };
+        yield { type: 'text-delta', text: 'Hello' };
+        if (streamOptions?.signal?.aborted) throw new CancelledError('request aborted');
+        yield { type: 'text-delta', text: ' never' };
+      },
+    };
+    const { result } = await drainRun(
+      options({ provider, signal: controller.signal }),
+      abortOn(controller, 'text-delta'),
+    );
+    expect(result.status).toBe('cancelled');
+    expect(result.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello' }],
+      meta: { partial: true },
+    });
+  });
+
+  it('ends cancelled when aborted while the provider hangs until aborted', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ hang: 'until-aborted', eventsBeforeStop: 1 }]);
+    const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
+      if (event.type === 'message-start') setTimeout(() => controller.abort(), 5);
+    });
+    expect(result.status).toBe('cancelled');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('ends cancelled when aborted while the provider hangs ignoring its signal', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ text: 'x', hang: 'forever', eventsBeforeStop: 2 }]);
+    const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
+      if (event.type === 'text-delta') setTimeout(() => controller.abort(), 5);
+    });
+    expect(result.status).toBe('cancelled');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('answers a call streamed before a mid-stream abort with a cancelled result', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [{ id: 'c1', name: 'echo' }],
+        hang: 'until-aborted',
+        eventsBeforeStop: 4,
+      },
+    ]);
+    const tools = new StubExecutor({ echo: echoTool });
+    const { result } = await drainRun(
+      options({ provider, tools, signal: controller.signal }),
+      abortOn(controller, 'tool-call-end'),
+    );
+    expect(result.status).toBe('cancelled');
+    expect(tools.started).toHaveLength(0);
+    expect(resultFor(result.messages, 'c1')).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: interruptedResultText('cancelled') }],
+    });
+  });
+
+  it('ends cancelled with a valid history when aborted while a tool runs', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ toolCalls: [{ name: 'slow' }] }]);
+    const tools = new StubExecutor({ slow: hangUntilAbortedTool });
+    const { result } = await drainRun(
+      options({ provider, tools, signal: controller.signal }),
+      abortOn(controller, 'tool-execution-start'),
+    );
+    expect(result.status).toBe('cancelled');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('ends cancelled when aborted while a tool that ignores its signal runs', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'stuck' }] }]);
+    const tools = new StubExecutor({ stuck: hangForeverTool });
+    const { result } = await drainRun(
+      options({ provider, tools, signal: controller.signal }),
+      abortOn(controller, 'tool-execution-start'),
+    );
+    expect(result.status).toBe('cancelled');
+    expect(resultFor(result.messages, 'c1')).toMatchObject({ isError: true });
+  });
+
+  it('keeps finished results and answers the unfinished calls as cancelled', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [
+          { id: 'fast', name: 'echo', input: { a: 1 } },
+          { id: 'slow', name: 'slow' },
+        ],
+      },
+    ]);
+    const tools = new StubExecutor({ echo: echoTool, slow: hangUntilAbortedTool });
+    const { result } = await drainRun(
+      options({ provider, tools, signal: controller.signal }),
+      abortOn(controller, 'tool-execution-end'),
+    );
+    expect(resultFor(result.messages, 'fast')).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: '{"a":1}' }],
+    });
+    expect(resultFor(result.messages, 'slow')).toMatchObject({ isError: true });
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('ends cancelled before the next request when aborted in a turn-end handler', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
+    const tools = new StubExecutor({ echo: echoTool });
+    const { result } = await drainRun(
+      options({ provider, tools, signal: controller.signal }),
+      abortOn(controller, 'turn-end'),
+    );
+    expect(provider.requests).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'cancelled', turns: 1 });
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('makes no request when the signal is aborted before the run', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const provider = new ScriptProvider([{ text: 'never' }]);
+    const { result } = await drainRun(options({ provider, signal: controller.signal }));
+    expect(provider.requests).toHaveLength(0);
+    expect(result).toMatchObject({ status: 'cancelled', turns: 0 });
+  });
+
+  it('ends with a CancelledError whose cause is the signal reason', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptProvider([{ text: ['a', 'b'] }]);
+    const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
+      if (event.type === 'text-delta') controller.abort('user pressed ctrl-c');
+    });
+    expect(CancelledError.isInstance(result.error)).toBe(true);
+    expect(result.error?.cause).toBe('user pressed ctrl-c');
+  });
+});
+
+describe('runLoop failures', () => {
+  it('ends with status error and keeps the ProviderError when the provider throws', async () => {
+    const error = new ProviderError('overloaded', { kind: 'overloaded', status: 529 });
+    const provider = new ScriptProvider([{ text: 'par', error, eventsBeforeStop: 2 }]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(result.error).toBe(error);
+  });
+
+  it('keeps a valid history when the provider throws after a tool turn', async () => {
+    const error = new ProviderError('boom', { kind: 'server', status: 500 });
+    const provider = new ScriptProvider([
+      { toolCalls: [{ name: 'echo' }] },
+      { toolCalls: [{ name: 'echo' }], error, eventsBeforeStop: 4 },
+    ]);
+    const tools = new StubExecutor({ echo: echoTool });
+    const { result } = await drainRun(options({ provider, tools }));
+    expect(result).toMatchObject({ status: 'error', turns: 2 });
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('ends with status error when the stream ends without message-end', async () => {
+    const provider = new ScriptProvider([{ text: 'half an answer', omitEnd: true }]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(ProviderError.isInstance(result.error)).toBe(true);
+  });
+
+  it('ends with status error when stream() throws before returning a stream', async () => {
+    const provider = new ScriptProvider([]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toMatch(/script exhausted/);
+  });
+
+  it('answers the calls of a failed executor as interrupted and ends with error', async () => {
+    const failing: ToolExecutor = {
+      specs: () => [],
+      // biome-ignore lint/correctness/useYield: the executor fails before its first outcome.
+      execute: async function* () {
+        throw new HarnessError('executor crashed');
+      },
+    };
+    const provider = new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }]);
+    const { result } = await drainRun(options({ provider, tools: failing }));
+    expect(result.status).toBe('error');
+    expect(resultFor(result.messages, 'c1')).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: interruptedResultText('interrupted') }],
+    });
+  });
+
+  it('throws ConfigError before the first event when options are invalid', async () => {
+    const provider = new ScriptProvider([{ text: 'x' }]);
+    const iterator = runLoop(options({ provider, model: '' }));
+    await expect(iterator.next()).rejects.toMatchObject({ name: 'ConfigError', field: 'model' });
+  });
+});
+
+describe('runLoop completion', () => {
+  it('completes with text "" when the assistant message is empty', async () => {
+    const provider = new ScriptProvider([{}]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result).toMatchObject({ status: 'completed', text: '', error: undefined });
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('answers an unknown tool with an isError result when there is no executor', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'nope' }] },
+      { text: 'I see, no tools.' },
+    ]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result).toMatchObject({ status: 'completed', text: 'I see, no tools.', turns: 2 });
+    const unknown = resultFor(provider.requests[1]?.messages ?? [], 'c1');
+    expect(unknown?.isError).toBe(true);
+    expect(toolResultText(unknown as ToolResultBlock)).toMatch(/Unknown tool: nope/);
+  });
+
+  it('sums usage over turns and returns the last text', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ name: 'echo' }], usage: { inputTokens: 10, outputTokens: 5 } },
+      { text: 'done', usage: { inputTokens: 20, outputTokens: 7, cacheReadTokens: 3 } },
+    ]);
+    const tools = new StubExecutor({ echo: echoTool });
+    const { result } = await drainRun(options({ provider, tools }));
+    expect(result.text).toBe('done');
+    expect(result.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 12,
+      cacheReadTokens: 3,
+      cacheWriteTokens: 0,
+    });
+  });
+
+  it('ends the event stream with exactly one run-end carrying the returned result', async () => {
+    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
+    const { events, result } = await drainRun(
+      options({ provider, tools: new StubExecutor({ echo: echoTool }) }),
+    );
+    const ends = eventsOfType(events, 'run-end');
+    expect(ends).toHaveLength(1);
+    expect(events.at(-1)).toBe(ends[0]);
+    expect(ends[0]?.result).toBe(result);
+  });
+});
+
+describe('runLoop history checks', () => {
+  const brokenHistory: Message[] = [
+    userMessage('first question', 'u1'),
+    {
+      id: 'a1',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'lost', name: 'echo', input: {} }],
+    },
+    {
+      id: 'u2',
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'ghost', content: [], isError: false },
+        { type: 'text', text: 'second question' },
+      ],
+    },
+  ];
+
+  it('yields a history-repair event when the input history is invalid', async () => {
+    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const { events } = await drainRun(options({ provider, history: brokenHistory }));
+    const repairs = eventsOfType(events, 'history-repair').flatMap((event) => event.repairs);
+    expect(repairs.map((repair) => repair.kind).sort()).toEqual([
+      'dropped-orphan-result',
+      'synthesized-result',
+    ]);
+  });
+
+  it('sends the provider a valid history on every request', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ name: 'echo', input: { a: 1 } }, { name: 'nope' }] },
+      { toolCalls: [{ name: 'echo', input: { a: 2 } }] },
+      { text: 'done' },
+    ]);
+    const tools = new StubExecutor({ echo: echoTool });
+    await drainRun(options({ provider, tools, history: brokenHistory }));
+    expect(provider.requests).toHaveLength(3);
+    for (const request of provider.requests) expect(validateHistory(request.messages)).toEqual([]);
+  });
+
+  it('keeps the user text of a repaired input history', async () => {
+    const provider = new ScriptProvider([{ text: 'ok' }]);
+    await drainRun(options({ provider, history: brokenHistory }));
+    const sent = provider.requests[0]?.messages ?? [];
+    expect(sent.filter((message) => message.role === 'user').map(messageText)).toEqual([
+      'first question',
+      'second question',
+    ]);
+  });
+
+  it('records the input repairs in the RunResult', async () => {
+    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const { result } = await drainRun(options({ provider, history: brokenHistory }));
+    expect(result.repairs).toHaveLength(2);
+  });
+});
+
+describe('runLoop backpressure', () => {
+  const STREAM_EVENT_TYPES = new Set<string>([
+    'message-start',
+    'text-delta',
+    'thinking-delta',
+    'tool-call-start',
+    'tool-call-delta',
+    'tool-call-end',
+    'usage',
+    'stream-reset',
+    'message-end',
+  ]);
+
+  it('does not pull the provider ahead of a slow consumer', async () => {
+    const provider = new ScriptProvider([{ text: Array.from({ length: 20 }, (_, i) => `${i} `) }]);
+    const iterator = runLoop(options({ provider }));
+    let received = 0;
+    let maxLead = 0;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (STREAM_EVENT_TYPES.has(next.value.type)) received++;
+      await tick(2);
+      maxLead = Math.max(maxLead, provider.produced - received);
+    }
+    expect(received).toBe(23);
+    expect(maxLead).toBeLessThanOrEqual(1);
+  });
+
+  it('aborts the signal of a running tool when the consumer stops iterating', async () => {
+    let toolSignal: AbortSignal | undefined;
+    const tools = new StubExecutor({
+      slow: (input, signal, call) => {
+        toolSignal = signal;
+        return hangUntilAbortedTool(input, signal, call);
+      },
+    });
+    const provider = new ScriptProvider([{ toolCalls: [{ name: 'slow' }] }]);
+    const iterator = runLoop(options({ provider, tools }));
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done || next.value.type === 'tool-execution-start') break;
+    }
+    await iterator.return(undefined as never);
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
+  it('does not run the next turn while the consumer holds a turn-end event', async () => {
+    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
+    const iterator = runLoop(
+      options({ provider, tools: new StubExecutor({ echo: echoTool }), limits: { maxTurns: 5 } }),
+    );
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done || next.value.type === 'turn-end') break;
+    }
+    await tick(20);
+    expect(provider.requests).toHaveLength(1);
+    await iterator.return(undefined as never);
+  });
+});

@@ -1,0 +1,154 @@
+import { CancelledError } from '../src/errors.js';
+import { type ContentBlock, type Message, newMessageId } from '../src/messages.js';
+import type {
+  ModelRequest,
+  Provider,
+  StopReason,
+  StreamEvent,
+  StreamOptions,
+} from '../src/provider.js';
+import type { Usage } from '../src/usage.js';
+
+/** One tool call a scripted turn makes. */
+export interface ScriptedCall {
+  /** Call id (default: a unique `call_<n>`). */
+  readonly id?: string;
+  /** Tool name. */
+  readonly name: string;
+  /** Arguments (default `{}`). */
+  readonly input?: unknown;
+}
+
+/**
+ * One scripted model call. Events are emitted in the order provider.ts documents:
+ * `message-start`, text deltas, tool calls (`tool-call-start`, `tool-call-delta`, `tool-call-end`),
+ * `usage`, `message-end`. `error`, `hang` and `omitEnd` cut that sequence short after
+ * `eventsBeforeStop` events (default: all events before `usage`).
+ */
+export interface ScriptedTurn {
+  /** Text deltas (a string is one delta). */
+  readonly text?: string | readonly string[];
+  /** Tool calls, after the text. */
+  readonly toolCalls?: readonly ScriptedCall[];
+  /** Usage of the call; missing fields are 0. */
+  readonly usage?: Partial<Usage>;
+  /** Stop reason (default `tool-use` when there are calls, else `end`). */
+  readonly stopReason?: StopReason;
+  /** Model reported on `message-end`. */
+  readonly model?: string;
+  /** Milliseconds to wait before each event (real timers; aborts promptly). */
+  readonly delayMs?: number;
+  /** Thrown from the iterator after `eventsBeforeStop` events. */
+  readonly error?: unknown;
+  /**
+   * After `eventsBeforeStop` events, wait: `until-aborted` throws `CancelledError` when the signal
+   * aborts; `forever` ignores the signal and never settles.
+   */
+  readonly hang?: 'until-aborted' | 'forever';
+  /** End the stream after `eventsBeforeStop` events without `message-end`. */
+  readonly omitEnd?: boolean;
+  /** How many events precede `error`, `hang` or `omitEnd`. */
+  readonly eventsBeforeStop?: number;
+}
+
+/** A script: a list of turns played in order, or a function of the request number (0-based). */
+export type Script =
+  | readonly ScriptedTurn[]
+  | ((index: number, request: ModelRequest) => ScriptedTurn);
+
+let nextCallNumber = 0;
+
+/** Builds the full event sequence and final message of a scripted turn. */
+export function scriptedEvents(turn: ScriptedTurn): StreamEvent[] {
+  const deltas = typeof turn.text === 'string' ? [turn.text] : (turn.text ?? []);
+  const calls = (turn.toolCalls ?? []).map((call) => ({
+    id: call.id ?? `call_${++nextCallNumber}`,
+    name: call.name,
+    input: call.input ?? {},
+  }));
+  const usage: Usage = {
+    inputTokens: turn.usage?.inputTokens ?? 0,
+    outputTokens: turn.usage?.outputTokens ?? 0,
+    cacheReadTokens: turn.usage?.cacheReadTokens ?? 0,
+    cacheWriteTokens: turn.usage?.cacheWriteTokens ?? 0,
+  };
+  const content: ContentBlock[] = [];
+  const fullText = deltas.join('');
+  if (fullText.length > 0) content.push({ type: 'text', text: fullText });
+  for (const call of calls) content.push({ type: 'tool_use', ...call });
+  const message: Message = { id: newMessageId('msg'), role: 'assistant', content };
+  const events: StreamEvent[] = [{ type: 'message-start', id: message.id, model: turn.model }];
+  for (const text of deltas) events.push({ type: 'text-delta', text });
+  for (const call of calls) {
+    events.push({ type: 'tool-call-start', id: call.id, name: call.name });
+    events.push({ type: 'tool-call-delta', id: call.id, json: JSON.stringify(call.input) });
+    events.push({ type: 'tool-call-end', id: call.id, name: call.name, input: call.input });
+  }
+  events.push({ type: 'usage', usage });
+  events.push({
+    type: 'message-end',
+    stopReason: turn.stopReason ?? (calls.length > 0 ? 'tool-use' : 'end'),
+    message,
+    usage,
+    model: turn.model,
+  });
+  return events;
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new CancelledError('aborted while waiting'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new CancelledError('aborted while waiting'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * A Provider that plays scripted assistant turns and records what it was asked. Each call to
+ * `stream` takes the next turn of the script; a call past the end of a list script throws.
+ */
+export class ScriptProvider implements Provider {
+  readonly name = 'script';
+  /** Every request received, in order. */
+  readonly requests: ModelRequest[] = [];
+  /** Events handed out so far, over all streams (counted as each is yielded). */
+  produced = 0;
+  readonly #script: Script;
+
+  constructor(script: Script) {
+    this.#script = script;
+  }
+
+  stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamEvent> {
+    const index = this.requests.length;
+    this.requests.push(request);
+    const turn =
+      typeof this.#script === 'function' ? this.#script(index, request) : this.#script[index];
+    if (turn === undefined) throw new Error(`script exhausted at request ${index + 1}`);
+    return this.#play(turn, options?.signal);
+  }
+
+  async *#play(turn: ScriptedTurn, signal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
+    const events = scriptedEvents(turn);
+    const cut = turn.error !== undefined || turn.hang !== undefined || turn.omitEnd === true;
+    const count = cut ? (turn.eventsBeforeStop ?? events.length - 2) : events.length;
+    for (const event of events.slice(0, count)) {
+      if (turn.delayMs !== undefined) await wait(turn.delayMs, signal);
+      this.produced++;
+      yield event;
+    }
+    if (turn.error !== undefined) throw turn.error;
+    if (turn.hang === 'forever') await new Promise<never>(() => {});
+    if (turn.hang === 'until-aborted') await wait(2 ** 31 - 1, signal);
+  }
+}
