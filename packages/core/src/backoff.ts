@@ -57,6 +57,7 @@ export interface RetryOptions<E = unknown> extends BackoffOptions {
 /**
  * Calls `fn` until it succeeds, the error is not retryable, attempts run out, waiting would pass
  * the deadline or a server asks for a wait above `maxRetryAfterMs`; then throws the last error.
+ * If `signal` aborts during a wait, it throws `CancelledError` at once.
  * `fn` receives the 1-based attempt number.
  */
 export async function retry<T, E = unknown>(

@@ -6,7 +6,7 @@ import { echoTool, hangForeverTool, StubExecutor } from '../test/stub-executor.j
 import { ConfigError, GuardTrippedError } from './errors.js';
 import { validateHistory } from './history.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
-import type { LoopOptions } from './loop.js';
+import type { LoopOptions } from './loop-options.js';
 import {
   type Message,
   type ToolResultBlock,

@@ -50,8 +50,21 @@ export interface HistoryViolation {
  */
 export function validateHistory(history: readonly Message[]): HistoryViolation[] {
   const violations: HistoryViolation[] = [];
-  const seenUseIds = new Set<string>();
-  for (let index = 0; index < history.length; index++) {
+  validateFrom(history, 0, new Set<string>(), violations);
+  return violations;
+}
+
+/**
+ * Validates messages `from` … end against their neighbours, adding the ids of real tool calls to
+ * `seenUseIds` (which must hold those of the messages before `from`).
+ */
+export function validateFrom(
+  history: readonly Message[],
+  from: number,
+  seenUseIds: Set<string>,
+  violations: HistoryViolation[],
+): void {
+  for (let index = from; index < history.length; index++) {
     const message = history[index] as Message;
     const at = (kind: ViolationKind, detail: string, toolUseId?: string): void => {
       violations.push({ kind, messageIndex: index, messageId: message.id, toolUseId, detail });
@@ -109,7 +122,6 @@ export function validateHistory(history: readonly Message[]): HistoryViolation[]
       }
     }
   }
-  return violations;
 }
 
 /** The kinds of change `repairHistory` makes. */
@@ -120,7 +132,8 @@ export type RepairKind =
   | 'dropped-duplicate-tool-use'
   | 'dropped-misplaced-block'
   | 'dropped-empty-message'
-  | 'inserted-result-message';
+  | 'inserted-result-message'
+  | 'renamed-tool-use-id';
 
 /** One change made by `repairHistory`. Repairs are always reported, never silent. */
 export interface HistoryRepair {

@@ -31,7 +31,8 @@ export {
   validateHistory,
 } from './history.js';
 export { DEFAULT_MAX_TURNS, type Limits, RepeatedCallCounter, validateLimits } from './limits.js';
-export { type LoopOptions, runLoop } from './loop.js';
+export { runLoop } from './loop.js';
+export type { LoopOptions } from './loop-options.js';
 export {
   type ContentBlock,
   type ImageBlock,

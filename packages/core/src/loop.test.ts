@@ -9,8 +9,8 @@ import {
 } from '../test/stub-executor.js';
 import { CancelledError, HarnessError, ProviderError } from './errors.js';
 import { interruptedResultText, validateHistory } from './history.js';
-import type { LoopOptions } from './loop.js';
 import { runLoop } from './loop.js';
+import type { LoopOptions } from './loop-options.js';
 import {
   type Message,
   messageText,

@@ -1,4 +1,5 @@
-import { type LoopOptions, runLoop } from '../src/loop.js';
+import { runLoop } from '../src/loop.js';
+import type { LoopOptions } from '../src/loop-options.js';
 import type { AgentEvent, RunResult } from '../src/run-result.js';
 
 /** What a drained run produced. */

@@ -31,6 +31,12 @@ export interface ScriptedOptions {
   readonly whenExhausted?: 'error' | 'repeat-last';
   /** Characters per text delta (default 12). */
   readonly chunkChars?: number;
+  /**
+   * Keep every request in `requests` (default true). Long benchmarks turn it off: each request
+   * holds a snapshot of the whole history, so keeping them all grows memory with the square of
+   * the run's length.
+   */
+  readonly recordRequests?: boolean;
 }
 
 /**
@@ -44,6 +50,7 @@ export class ScriptedProvider implements Provider {
   readonly requests: ModelRequest[] = [];
   readonly #steps: readonly ScriptStep[];
   readonly #options: ScriptedOptions;
+  #played = 0;
 
   constructor(steps: readonly ScriptStep[], options: ScriptedOptions = {}) {
     if (!Array.isArray(steps))
@@ -68,12 +75,12 @@ export class ScriptedProvider implements Provider {
 
   /** How many scripted steps have not been played yet. */
   get remaining(): number {
-    return Math.max(0, this.#steps.length - this.requests.length);
+    return Math.max(0, this.#steps.length - this.#played);
   }
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
-    const index = this.requests.length;
-    this.requests.push(request);
+    const index = this.#played++;
+    if (this.#options.recordRequests !== false) this.requests.push(request);
     const last = this.#steps[this.#steps.length - 1];
     const step =
       index < this.#steps.length

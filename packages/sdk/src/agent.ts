@@ -180,14 +180,12 @@ export class Agent {
     if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
     this.#assertIdle();
     this.#running = true;
-    const before = this.#history;
-    let finished = false;
     try {
       const loop = runLoop({
         provider: this.#options.provider,
         model: this.#options.model,
         system: this.#options.system,
-        history: [...before, message],
+        history: [...this.#history, message],
         tools: this.#executor,
         limits: { ...this.#options.limits, ...options.limits },
         signal: options.signal,
@@ -196,18 +194,13 @@ export class Agent {
         maxOutputTokens: this.#options.maxOutputTokens,
         temperature: this.#options.temperature,
         clock: this.#options.clock,
+        // However the run ends (even if the caller stops iterating), keep its valid history.
+        onSettled: (history) => {
+          this.#history = [...history];
+        },
       });
-      for await (const event of loop) {
-        if (event.type === 'run-end') {
-          this.#history = [...event.result.messages];
-          finished = true;
-        }
-        yield event;
-      }
+      yield* loop;
     } finally {
-      // Abandoned mid-run: keep the prompt, answer nothing half-done.
-      if (!finished)
-        this.#history = repairHistory([...before, message], { reason: 'cancelled' }).history;
       this.#running = false;
     }
   }

@@ -1,0 +1,59 @@
+import { type HistoryViolation, validateFrom } from './history.js';
+import type { ContentBlock, Message } from './messages.js';
+
+/**
+ * Validates a history that only grows, checking each message once, so that checking before every
+ * provider request costs the same on turn 1,000 as on turn 1. A message's checks are final once
+ * the history is valid with it as the last message (a user message: its results matched the calls
+ * before it). Shrinking the history, or any violation, starts the next check from scratch.
+ */
+export class HistoryChecker {
+  #checked = 0;
+  readonly #useIds = new Set<string>();
+
+  /** Every violation of the pairing invariant in `history` (as `validateHistory` reports them). */
+  check(history: readonly Message[]): HistoryViolation[] {
+    if (history.length < this.#checked) this.#reset();
+    const violations: HistoryViolation[] = [];
+    validateFrom(history, this.#checked, this.#useIds, violations);
+    if (violations.length > 0) {
+      this.#reset();
+      return violations;
+    }
+    this.#checked = history.length;
+    return violations;
+  }
+
+  /**
+   * Gives each tool call of a new assistant message an id not used before in the checked history
+   * or earlier in the message. Some OpenAI-compatible servers number calls `call_0`, `call_1`, …
+   * afresh every turn; a reused id would break the pairing of the next request. Returns the
+   * message unchanged when every id is fresh, else a copy and the renames made.
+   */
+  withFreshToolUseIds(message: Message): { message: Message; renamed: [string, string][] } {
+    const renamed: [string, string][] = [];
+    const taken = new Set<string>();
+    const content = message.content.map((block): ContentBlock => {
+      if (block.type !== 'tool_use') return block;
+      if (!this.#useIds.has(block.id) && !taken.has(block.id)) {
+        taken.add(block.id);
+        return block;
+      }
+      let suffix = 2;
+      while (this.#useIds.has(`${block.id}_${suffix}`) || taken.has(`${block.id}_${suffix}`))
+        suffix++;
+      const id = `${block.id}_${suffix}`;
+      taken.add(id);
+      renamed.push([block.id, id]);
+      return { ...block, id };
+    });
+    return renamed.length === 0
+      ? { message, renamed }
+      : { message: { ...message, content }, renamed };
+  }
+
+  #reset(): void {
+    this.#checked = 0;
+    this.#useIds.clear();
+  }
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { drainRun, eventsOfType } from '../test/drain-run.js';
+import { ScriptProvider } from '../test/script-provider.js';
+import { echoTool, StubExecutor } from '../test/stub-executor.js';
+import { validateHistory } from './history.js';
+import { runLoop } from './loop.js';
+import type { LoopOptions } from './loop-options.js';
+import { type Message, toolResultsOf, toolUsesOf, userMessage } from './messages.js';
+import type { ToolExecutor, ToolOutcome } from './tool.js';
+
+function options(overrides: Partial<LoopOptions> & Pick<LoopOptions, 'provider'>): LoopOptions {
+  return { model: 'test-model', history: [userMessage('go', 'u0')], ...overrides };
+}
+
+describe('runLoop history integrity', () => {
+  it('renames a tool call id the model reuses in a later turn, and reports it', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'call_0', name: 'echo', input: { n: 1 } }] },
+      { toolCalls: [{ id: 'call_0', name: 'echo', input: { n: 2 } }] },
+      { text: 'done' },
+    ]);
+    const { result, events } = await drainRun(
+      options({ provider, tools: new StubExecutor({ echo: echoTool }) }),
+    );
+    expect(result.status).toBe('completed');
+    expect(validateHistory(result.messages)).toEqual([]);
+    const ids = result.messages.flatMap(toolUsesOf).map((call) => call.id);
+    expect(ids).toEqual(['call_0', 'call_0_2']);
+    const repairs = eventsOfType(events, 'history-repair').flatMap((event) => event.repairs);
+    expect(repairs.map((repair) => repair.kind)).toEqual(['renamed-tool-use-id']);
+  });
+
+  it('renames a duplicate id within one assistant message', async () => {
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [
+          { id: 'x', name: 'echo', input: { n: 1 } },
+          { id: 'x', name: 'echo', input: { n: 2 } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const { result } = await drainRun(
+      options({ provider, tools: new StubExecutor({ echo: echoTool }) }),
+    );
+    expect(validateHistory(result.messages)).toEqual([]);
+    expect(result.messages.flatMap(toolResultsOf)).toHaveLength(2);
+  });
+
+  it('answers calls the executor never answered with an error result and carries on', async () => {
+    const silent: ToolExecutor = {
+      specs: () => [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }],
+      execute: async function* (): AsyncGenerator<ToolOutcome> {},
+    };
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'echo' }] },
+      { text: 'ok' },
+    ]);
+    const { result } = await drainRun(options({ provider, tools: silent }));
+    expect(result.status).toBe('completed');
+    const [answer] = result.messages.flatMap(toolResultsOf);
+    expect(answer?.isError).toBe(true);
+    expect(JSON.stringify(answer)).toContain('returned no result');
+  });
+
+  it('yields run-start before reporting repairs of the input history', async () => {
+    const broken: Message[] = [
+      userMessage('q', 'u0'),
+      {
+        id: 'a0',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'dangling', name: 'echo', input: {} }],
+      },
+      userMessage('go on', 'u1'),
+    ];
+    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const { events } = await drainRun(options({ provider, history: broken }));
+    expect(events.slice(0, 2).map((event) => event.type)).toEqual(['run-start', 'history-repair']);
+  });
+
+  it('settles a valid history through onSettled when the consumer stops early', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'echo' }] },
+      { text: 'ok' },
+    ]);
+    const settled: (readonly Message[])[] = [];
+    const loop = runLoop(
+      options({
+        provider,
+        tools: new StubExecutor({ echo: echoTool }),
+        onSettled: (history) => settled.push(history),
+      }),
+    );
+    for await (const event of loop) if (event.type === 'tool-call-end') break;
+    expect(settled).toHaveLength(1);
+    expect(validateHistory(settled[0] ?? [])).toEqual([]);
+    expect(settled[0]?.[0]?.id).toBe('u0');
+  });
+
+  it('calls onSettled exactly once when the run completes', async () => {
+    const provider = new ScriptProvider([{ text: 'ok' }]);
+    let calls = 0;
+    await drainRun(options({ provider, onSettled: () => calls++ }));
+    expect(calls).toBe(1);
+  });
+});

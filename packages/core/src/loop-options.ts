@@ -1,0 +1,110 @@
+import type { Clock } from './clock.js';
+import { ConfigError } from './errors.js';
+import { type Limits, validateLimits } from './limits.js';
+import type { Message } from './messages.js';
+import { defaultPricing, type PricingTable } from './pricing.js';
+import type { Provider } from './provider.js';
+import type { ToolExecutor } from './tool.js';
+import type { Span, Tracer } from './tracer.js';
+
+/** Everything one run of the loop needs. */
+export interface LoopOptions {
+  /** The model provider. */
+  readonly provider: Provider;
+  /** Model id sent with every request. */
+  readonly model: string;
+  /** System prompt. */
+  readonly system?: string;
+  /** History to continue, ending with the new user message. Repaired first if it is invalid. */
+  readonly history: readonly Message[];
+  /** Runs tool calls; without it every call is answered "unknown tool". */
+  readonly tools?: ToolExecutor;
+  /** Guards of this run. */
+  readonly limits?: Limits;
+  /** Cancels the run; it then ends with status `cancelled` and a valid history. */
+  readonly signal?: AbortSignal;
+  /** Receives the run's spans (default: none). */
+  readonly tracer?: Tracer;
+  /** Parent of the run span (an enclosing span of the caller's). */
+  readonly parentSpan?: Span;
+  /** Time source for the hard timeout (default: the system clock). */
+  readonly clock?: Clock;
+  /** Prices used for cost and the cost guard (default: the built-in table). */
+  readonly pricing?: PricingTable;
+  /** Cap on generated tokens per model call. */
+  readonly maxOutputTokens?: number;
+  /** Sampling temperature. */
+  readonly temperature?: number;
+  /** Stop sequences. */
+  readonly stopSequences?: readonly string[];
+  /** Run id (default: a new one). */
+  readonly runId?: string;
+  /**
+   * Called once with the run's final, valid history however the run ends — including when the
+   * consumer stops iterating early, when no `run-end` is ever yielded.
+   */
+  readonly onSettled?: (history: readonly Message[]) => void;
+}
+
+function isPositiveInteger(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+}
+
+/** Throws `ConfigError` naming the first bad field; returns the validated limits. */
+export function checkLoopOptions(options: LoopOptions): Limits {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigError('options', 'expected an object');
+  }
+  if (!options.provider || typeof options.provider.stream !== 'function') {
+    throw new ConfigError('provider', 'expected a Provider with a stream() method');
+  }
+  if (typeof options.model !== 'string' || options.model.length === 0) {
+    throw new ConfigError('model', 'expected a non-empty string');
+  }
+  if (options.system !== undefined && typeof options.system !== 'string') {
+    throw new ConfigError('system', 'expected a string');
+  }
+  if (!Array.isArray(options.history)) {
+    throw new ConfigError('history', 'expected an array of messages');
+  }
+  if (options.tools !== undefined && typeof options.tools?.execute !== 'function') {
+    throw new ConfigError('tools', 'expected a ToolExecutor');
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new ConfigError('signal', 'expected an AbortSignal');
+  }
+  if (options.maxOutputTokens !== undefined && !isPositiveInteger(options.maxOutputTokens)) {
+    throw new ConfigError(
+      'maxOutputTokens',
+      `expected a positive integer, got ${String(options.maxOutputTokens)}`,
+    );
+  }
+  const temperature = options.temperature;
+  if (
+    temperature !== undefined &&
+    (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
+  ) {
+    throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
+  }
+  if (
+    options.stopSequences !== undefined &&
+    (!Array.isArray(options.stopSequences) ||
+      options.stopSequences.some((sequence) => typeof sequence !== 'string'))
+  ) {
+    throw new ConfigError('stopSequences', 'expected an array of strings');
+  }
+  if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
+    throw new ConfigError('onSettled', 'expected a function');
+  }
+  const limits = validateLimits(options.limits);
+  if (
+    limits.maxCostUsd !== undefined &&
+    (options.pricing ?? defaultPricing).lookup(options.model) === undefined
+  ) {
+    throw new ConfigError(
+      'limits.maxCostUsd',
+      `no price is known for model ${options.model}; add one with pricing`,
+    );
+  }
+  return limits;
+}

@@ -1,0 +1,110 @@
+import { ProviderError } from './errors.js';
+import type { ContentBlock } from './messages.js';
+import type { PricingTable } from './pricing.js';
+import type { ModelRequest, Provider, StreamEvent } from './provider.js';
+import { ABORTED, type RunSignal } from './run-signal.js';
+import { SPAN_NAMES, type Span, type Tracer } from './tracer.js';
+import { promptTokens } from './usage.js';
+
+/** The last event of a complete model call. */
+export type MessageEnd = Extract<StreamEvent, { type: 'message-end' }>;
+
+/** How one model call ended. Exactly one of: `end`, `error`, or neither (aborted). */
+export interface ModelCallOutcome {
+  /** The complete call, when it completed. */
+  readonly end?: MessageEnd;
+  /** Its cost in USD (0 without a price). */
+  readonly costUsd: number;
+  /** Why it failed, when it failed other than by abort (a `ProviderError`, usually). */
+  readonly error?: Error;
+  /** What streamed before an abort: text so far and tool calls whose arguments completed. */
+  readonly partial: readonly ContentBlock[];
+}
+
+/** Everything a model call needs. */
+export interface ModelCallContext {
+  readonly provider: Provider;
+  readonly run: RunSignal;
+  readonly tracer: Tracer;
+  readonly parent: Span;
+  readonly pricing: PricingTable;
+}
+
+/**
+ * Streams one model call, yielding its events to the loop's consumer one at a time, inside an
+ * `mh.model` span. It never throws: provider failures come back as `error`, and an abort (even by
+ * a stream that ignores its signal) comes back as an outcome with neither `end` nor `error`.
+ */
+export async function* streamModelCall(
+  request: ModelRequest,
+  context: ModelCallContext,
+): AsyncGenerator<StreamEvent, ModelCallOutcome, void> {
+  const { provider, run } = context;
+  const span = context.tracer.startSpan(SPAN_NAMES.model, {
+    parent: context.parent,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': provider.name,
+      'gen_ai.request.model': request.model,
+    },
+  });
+  const partial: ContentBlock[] = [];
+  let text = '';
+  const flushText = (): void => {
+    if (text.length > 0) partial.push({ type: 'text', text });
+    text = '';
+  };
+  let end: MessageEnd | undefined;
+  let failure: Error | undefined;
+  try {
+    const iterator = provider.stream(request, { signal: run.signal })[Symbol.asyncIterator]();
+    try {
+      while (end === undefined) {
+        const next = await run.race(iterator.next());
+        if (next === ABORTED || next.done) break;
+        const event = next.value;
+        if (event.type === 'text-delta') text += event.text;
+        else if (event.type === 'tool-call-end') {
+          flushText();
+          partial.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
+        } else if (event.type === 'stream-reset') {
+          partial.length = 0;
+          text = '';
+        } else if (event.type === 'message-end') end = event;
+        yield event;
+      }
+    } finally {
+      // Closing a stream abandoned mid-way must neither block nor throw into the loop.
+      iterator.return?.()?.catch(() => {});
+    }
+  } catch (error) {
+    if (!run.aborted)
+      failure =
+        error instanceof Error ? error : new ProviderError(String(error), { kind: 'server' });
+  }
+  flushText();
+  if (end === undefined && failure === undefined && !run.aborted) {
+    failure = new ProviderError('The stream ended without a message-end event', {
+      kind: 'network',
+      provider: provider.name,
+    });
+  }
+  if (failure !== undefined || end === undefined) {
+    if (failure) span.recordError(failure);
+    span.end();
+    return { costUsd: 0, error: failure, partial };
+  }
+  const model = end.model ?? request.model;
+  const costUsd = context.pricing.cost(model, end.usage) ?? 0;
+  span.setAttributes({
+    'gen_ai.response.model': model,
+    'gen_ai.usage.input_tokens': promptTokens(end.usage),
+    'gen_ai.usage.output_tokens': end.usage.outputTokens,
+    'mh.cache.read_tokens': end.usage.cacheReadTokens,
+    'mh.cache.write_tokens': end.usage.cacheWriteTokens,
+    'mh.cost_usd': costUsd,
+    'gen_ai.response.finish_reasons': [end.stopReason],
+  });
+  span.end();
+  return { end, costUsd, partial };
+}
