@@ -66,6 +66,9 @@ export class EventRenderer {
           ? this.#red(`  ✗ ${text}`)
           : this.#dim(`  ↳ ${text}`);
         this.#note(line);
+        if (event.outcome.status === 'denied' && event.outcome.permission) {
+          this.#note(this.#dim(`  (run mh with --grant ${event.outcome.permission} to allow such tools)`));
+        }
         break;
       }
       case 'stream-reset':

@@ -61,7 +61,7 @@ export interface ImageBlock {
 export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
 
 /** The two conversation roles. The system prompt travels separately, on the request. */
-export const MESSAGE_ROLES: readonly ['user', 'assistant'] = ['user', 'assistant'] as const;
+export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 /** A conversation role. */
 export type Role = (typeof MESSAGE_ROLES)[number];
 

@@ -33,14 +33,14 @@ export interface ModelRequest {
 }
 
 /** Why the model stopped. */
-export const STOP_REASONS: readonly [
+export const STOP_REASONS = [
   'end',
   'tool-use',
   'max-tokens',
   'stop-sequence',
   'refusal',
   'other',
-] = ['end', 'tool-use', 'max-tokens', 'stop-sequence', 'refusal', 'other'] as const;
+] as const;
 /** Why the model stopped. */
 export type StopReason = (typeof STOP_REASONS)[number];
 

@@ -6,12 +6,7 @@ import type { ToolOutcome } from './tool.js';
 import type { Usage } from './usage.js';
 
 /** How a run ended. */
-export const RUN_STATUSES: readonly ['completed', 'guard', 'cancelled', 'error'] = [
-  'completed',
-  'guard',
-  'cancelled',
-  'error',
-] as const;
+export const RUN_STATUSES = ['completed', 'guard', 'cancelled', 'error'] as const;
 /** How a run ended: the model finished, a guard tripped, the caller cancelled, or it failed. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 

@@ -2,7 +2,7 @@ import type { ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock } from './mes
 import type { JsonSchema, ToolSpec } from './provider.js';
 
 /** What a tool may do, from least to most dangerous. */
-export const PERMISSIONS: readonly ['read', 'write', 'exec'] = ['read', 'write', 'exec'] as const;
+export const PERMISSIONS = ['read', 'write', 'exec'] as const;
 /** What a tool may do: `read` has no side effects; `write` changes state; `exec` runs code. */
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -89,16 +89,7 @@ export interface PermissionPolicy {
 }
 
 /** How a call ended. */
-export const TOOL_CALL_STATUSES: readonly [
-  'ok',
-  'error',
-  'timeout',
-  'denied',
-  'invalid-arguments',
-  'unknown-tool',
-  'cancelled',
-  'skipped',
-] = [
+export const TOOL_CALL_STATUSES = [
   'ok',
   'error',
   'timeout',
