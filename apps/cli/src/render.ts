@@ -67,7 +67,9 @@ export class EventRenderer {
           : this.#dim(`  ↳ ${text}`);
         this.#note(line);
         if (event.outcome.status === 'denied' && event.outcome.permission) {
-          this.#note(this.#dim(`  (run mh with --grant ${event.outcome.permission} to allow such tools)`));
+          this.#note(
+            this.#dim(`  (run mh with --grant ${event.outcome.permission} to allow such tools)`),
+          );
         }
         break;
       }
