@@ -1,3 +1,4 @@
+import { assertMessages } from './message-shape.js';
 import {
   type ContentBlock,
   type Message,
@@ -41,6 +42,7 @@ export interface HistoryViolation {
  * messages; no message is empty.
  */
 export function validateHistory(history: readonly Message[]): HistoryViolation[] {
+  assertMessages(history);
   const violations: HistoryViolation[] = [];
   validateFrom(history, 0, new Set<string>(), violations);
   return violations;
@@ -172,6 +174,7 @@ export function repairHistory(
   history: readonly Message[],
   options: RepairOptions = {},
 ): RepairResult {
+  assertMessages(history);
   const reason = options.reason ?? 'interrupted';
   const newId = options.newId ?? (() => newMessageId());
   const repairs: HistoryRepair[] = [];

@@ -33,6 +33,7 @@ export {
 export { DEFAULT_MAX_TURNS, type Limits, RepeatedCallCounter, validateLimits } from './limits.js';
 export { runLoop } from './loop.js';
 export type { LoopOptions } from './loop-options.js';
+export { assertMessages } from './message-shape.js';
 export {
   type ContentBlock,
   type ImageBlock,

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
+import { assertMessages } from './message-shape.js';
 import type { Message } from './messages.js';
 import { defaultPricing, type PricingTable } from './pricing.js';
 import type { Provider } from './provider.js';
@@ -64,9 +65,7 @@ export function checkLoopOptions(options: LoopOptions): Limits {
   if (options.system !== undefined && typeof options.system !== 'string') {
     throw new ConfigError('system', 'expected a string');
   }
-  if (!Array.isArray(options.history)) {
-    throw new ConfigError('history', 'expected an array of messages');
-  }
+  assertMessages(options.history, 'history');
   if (options.tools !== undefined && typeof options.tools?.execute !== 'function') {
     throw new ConfigError('tools', 'expected a ToolExecutor');
   }

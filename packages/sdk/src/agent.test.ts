@@ -157,6 +157,31 @@ describe('Agent configuration', () => {
     );
   });
 
+  it('names the tool that is not a Tool', () => {
+    expect(
+      () => new Agent({ provider: fake(), model: 'fake', tools: [calculatorTool(), 1 as never] }),
+    ).toThrow(expect.objectContaining({ field: 'tools[1]' }));
+  });
+
+  it('names permissions.grants when a grant is unknown', () => {
+    expect(
+      () =>
+        new Agent({ provider: fake(), model: 'fake', permissions: { grants: ['root' as never] } }),
+    ).toThrow(expect.objectContaining({ field: 'permissions.grants' }));
+  });
+
+  it('names the malformed message of a starting history', () => {
+    expect(
+      () => new Agent({ provider: fake(), model: 'fake', history: [{ role: 'user' } as never] }),
+    ).toThrow(expect.objectContaining({ field: 'history[0].id' }));
+  });
+
+  it('names temperature when it is not a number', () => {
+    expect(
+      () => new Agent({ provider: fake(), model: 'fake', temperature: 'hot' as never }),
+    ).toThrow(expect.objectContaining({ field: 'temperature' }));
+  });
+
   it('rejects an empty prompt naming prompt', async () => {
     const agent = new Agent({ provider: fake(), model: 'fake' });
     await expect(agent.run('  ')).rejects.toMatchObject({ field: 'prompt' });

@@ -1,5 +1,6 @@
 import {
   type AgentEvent,
+  assertMessages,
   type Clock,
   ConfigError,
   HarnessError,
@@ -89,16 +90,55 @@ function isExecutor(value: unknown): value is ToolExecutorPort {
   );
 }
 
+const GRANTABLE = new Set(['read', 'write', 'exec']);
+
+function checkPermissions(permissions: AgentPermissions | undefined): AgentPermissions {
+  if (permissions === undefined) return {};
+  if (typeof permissions !== 'object' || permissions === null) {
+    throw new ConfigError('permissions', 'expected an object');
+  }
+  const { grants, approve, policy } = permissions;
+  if (
+    grants !== undefined &&
+    (!Array.isArray(grants) || grants.some((grant) => !GRANTABLE.has(grant)))
+  ) {
+    throw new ConfigError('permissions.grants', "expected an array of 'read', 'write' or 'exec'");
+  }
+  if (approve !== undefined && typeof approve !== 'function') {
+    throw new ConfigError('permissions.approve', 'expected a function');
+  }
+  if (policy !== undefined && typeof policy?.check !== 'function') {
+    throw new ConfigError(
+      'permissions.policy',
+      'expected a PermissionPolicy with a check() method',
+    );
+  }
+  return permissions;
+}
+
 function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
   const tools = options.tools;
   if (tools === undefined) return undefined;
   if (isExecutor(tools)) return tools;
   let registry: ToolRegistry;
   if (tools instanceof ToolRegistry) registry = tools;
-  else if (Array.isArray(tools)) registry = new ToolRegistry(tools);
-  else
+  else if (Array.isArray(tools)) {
+    tools.forEach((tool: unknown, index) => {
+      const candidate = tool as Partial<Tool> | null;
+      if (
+        typeof candidate !== 'object' ||
+        candidate === null ||
+        typeof candidate.name !== 'string' ||
+        typeof candidate.run !== 'function' ||
+        typeof candidate.schema?.parse !== 'function'
+      ) {
+        throw new ConfigError(`tools[${index}]`, 'expected a Tool (use defineTool)');
+      }
+    });
+    registry = new ToolRegistry(tools);
+  } else
     throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
-  const permissions = options.permissions ?? {};
+  const permissions = checkPermissions(options.permissions);
   return new ToolExecutor({
     registry,
     policy: permissions.policy,
@@ -138,10 +178,25 @@ export class Agent {
     }
     if (options.system !== undefined && typeof options.system !== 'string')
       throw new ConfigError('system', 'expected a string');
-    if (options.history !== undefined && !Array.isArray(options.history)) {
-      throw new ConfigError('history', 'expected an array of messages');
+    if (options.history !== undefined) assertMessages(options.history, 'history');
+    if (
+      options.maxOutputTokens !== undefined &&
+      (!Number.isInteger(options.maxOutputTokens) || options.maxOutputTokens <= 0)
+    ) {
+      throw new ConfigError(
+        'maxOutputTokens',
+        `expected a positive integer, got ${String(options.maxOutputTokens)}`,
+      );
+    }
+    const temperature = options.temperature;
+    if (
+      temperature !== undefined &&
+      (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
+    ) {
+      throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
     }
     validateLimits(options.limits);
+    checkPermissions(options.permissions);
     this.#options = options;
     this.#executor = buildExecutor(options);
     this.#history = options.history ? repairHistory(options.history).history : [];

@@ -1,0 +1,77 @@
+import { ConfigError } from './errors.js';
+import { MESSAGE_ROLES, type Message } from './messages.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function requireString(
+  block: Record<string, unknown>,
+  key: string,
+  field: string,
+  allowEmpty = true,
+): void {
+  const value = block[key];
+  if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) {
+    throw new ConfigError(`${field}.${key}`, `expected a ${allowEmpty ? '' : 'non-empty '}string`);
+  }
+}
+
+function checkBlock(block: unknown, field: string): void {
+  if (!isObject(block)) throw new ConfigError(field, 'expected a content block object');
+  switch (block.type) {
+    case 'text':
+      requireString(block, 'text', field);
+      return;
+    case 'thinking':
+      requireString(block, 'thinking', field);
+      return;
+    case 'tool_use':
+      requireString(block, 'id', field, false);
+      requireString(block, 'name', field, false);
+      return;
+    case 'tool_result':
+      requireString(block, 'toolUseId', field, false);
+      if (typeof block.isError !== 'boolean')
+        throw new ConfigError(`${field}.isError`, 'expected a boolean');
+      if (!Array.isArray(block.content))
+        throw new ConfigError(`${field}.content`, 'expected an array of blocks');
+      block.content.forEach((part, index) => {
+        const partField = `${field}.content[${index}]`;
+        if (!isObject(part) || (part.type !== 'text' && part.type !== 'image')) {
+          throw new ConfigError(partField, "expected a 'text' or 'image' block");
+        }
+        checkBlock(part, partField);
+      });
+      return;
+    case 'image':
+      requireString(block, 'mediaType', field, false);
+      if (typeof block.data !== 'string' && typeof block.url !== 'string') {
+        throw new ConfigError(field, 'an image needs base64 `data` or a `url`');
+      }
+      return;
+    default:
+      throw new ConfigError(`${field}.type`, `unknown block type ${JSON.stringify(block.type)}`);
+  }
+}
+
+/**
+ * Checks that `value` is an array of well-formed messages, throwing a `ConfigError` that names the
+ * first bad field (e.g. `history[3].content[0].text`). It checks shape only; the pairing
+ * invariant is `validateHistory`'s job.
+ */
+export function assertMessages(value: unknown, field = 'history'): asserts value is Message[] {
+  if (!Array.isArray(value)) throw new ConfigError(field, 'expected an array of messages');
+  value.forEach((message: unknown, index) => {
+    const at = `${field}[${index}]`;
+    if (!isObject(message)) throw new ConfigError(at, 'expected a message object');
+    requireString(message, 'id', at, false);
+    if (!(MESSAGE_ROLES as readonly unknown[]).includes(message.role)) {
+      throw new ConfigError(`${at}.role`, "expected 'user' or 'assistant'");
+    }
+    if (!Array.isArray(message.content))
+      throw new ConfigError(`${at}.content`, 'expected an array of blocks');
+    message.content.forEach((block: unknown, blockIndex) => {
+      checkBlock(block, `${at}.content[${blockIndex}]`);
+    });
+  });
+}
