@@ -41,6 +41,7 @@ export {
   type Message,
   messageText,
   newMessageId,
+  type ProviderBlock,
   type Role,
   type TextBlock,
   type ThinkingBlock,

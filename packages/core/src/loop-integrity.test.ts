@@ -104,3 +104,34 @@ describe('runLoop history integrity', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('runLoop and stream-reset', () => {
+  it('discards the retracted attempt and counts its tokens in usage', async () => {
+    const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const provider = {
+      name: 'resetting',
+      stream: async function* () {
+        yield { type: 'message-start' as const };
+        yield { type: 'text-delta' as const, text: 'Hel' };
+        yield { type: 'stream-reset' as const, attempt: 2, reason: 'overloaded', usage };
+        yield { type: 'message-start' as const };
+        yield { type: 'text-delta' as const, text: 'Hello' };
+        const message: Message = {
+          id: 'a1',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Hello' }],
+        };
+        yield { type: 'message-end' as const, stopReason: 'end' as const, message, usage };
+      },
+    };
+    const { result } = await drainRun(options({ provider }));
+    expect(result.text).toBe('Hello');
+    expect(result.usage).toEqual({
+      inputTokens: 20,
+      outputTokens: 10,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    expect(result.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'Hello' }]);
+  });
+});

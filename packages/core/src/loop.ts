@@ -125,6 +125,8 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           },
           { provider: options.provider, run, tracer, parent: turnSpan, pricing },
         );
+        usage = addUsage(usage, call.discardedUsage);
+        costUsd += call.costUsd;
         if (call.end === undefined) {
           if (call.error) {
             stop = { status: 'error', error: call.error };
@@ -144,7 +146,6 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         }
         const end = call.end;
         usage = addUsage(usage, end.usage);
-        costUsd += call.costUsd;
         stopReason = end.stopReason;
         const fresh = checker.withFreshToolUseIds(end.message);
         if (fresh.renamed.length > 0) {

@@ -49,6 +49,9 @@ function checkBlock(block: unknown, field: string): void {
         throw new ConfigError(field, 'an image needs base64 `data` or a `url`');
       }
       return;
+    case 'provider':
+      requireString(block, 'provider', field, false);
+      return;
     default:
       throw new ConfigError(`${field}.type`, `unknown block type ${JSON.stringify(block.type)}`);
   }

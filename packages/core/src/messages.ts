@@ -57,8 +57,27 @@ export interface ImageBlock {
   readonly url?: string;
 }
 
+/**
+ * A vendor-specific block kept verbatim so it can be sent back to the same vendor (Anthropic's
+ * server-side tool calls and their results, say). Other vendors' adapters drop it; the loop never
+ * executes it.
+ */
+export interface ProviderBlock {
+  readonly type: 'provider';
+  /** The vendor whose adapter produced it, e.g. `anthropic`. */
+  readonly provider: string;
+  /** The vendor's block, as received. */
+  readonly data: unknown;
+}
+
 /** Every block a message can hold. */
-export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+export type ContentBlock =
+  | TextBlock
+  | ThinkingBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ImageBlock
+  | ProviderBlock;
 
 /** The two conversation roles. The system prompt travels separately, on the request. */
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;

@@ -4,7 +4,7 @@ import type { PricingTable } from './pricing.js';
 import type { ModelRequest, Provider, StreamEvent } from './provider.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
 import { SPAN_NAMES, type Span, type Tracer } from './tracer.js';
-import { promptTokens } from './usage.js';
+import { addUsage, promptTokens, type Usage, ZERO_USAGE } from './usage.js';
 
 /** The last event of a complete model call. */
 export type MessageEnd = Extract<StreamEvent, { type: 'message-end' }>;
@@ -13,8 +13,10 @@ export type MessageEnd = Extract<StreamEvent, { type: 'message-end' }>;
 export interface ModelCallOutcome {
   /** The complete call, when it completed. */
   readonly end?: MessageEnd;
-  /** Its cost in USD (0 without a price). */
+  /** Its cost in USD (0 without a price), discarded attempts included. */
   readonly costUsd: number;
+  /** Tokens of attempts a retry discarded (`stream-reset` events); paid for, so counted. */
+  readonly discardedUsage: Usage;
   /** Why it failed, when it failed other than by abort (a `ProviderError`, usually). */
   readonly error?: Error;
   /** What streamed before an abort: text so far and tool calls whose arguments completed. */
@@ -56,6 +58,7 @@ export async function* streamModelCall(
   };
   let end: MessageEnd | undefined;
   let failure: Error | undefined;
+  let discardedUsage: Usage = ZERO_USAGE;
   try {
     const iterator = provider.stream(request, { signal: run.signal })[Symbol.asyncIterator]();
     try {
@@ -70,6 +73,7 @@ export async function* streamModelCall(
         } else if (event.type === 'stream-reset') {
           partial.length = 0;
           text = '';
+          if (event.usage) discardedUsage = addUsage(discardedUsage, event.usage);
         } else if (event.type === 'message-end') end = event;
         yield event;
       }
@@ -89,13 +93,14 @@ export async function* streamModelCall(
       provider: provider.name,
     });
   }
+  const discardedCost = context.pricing.cost(request.model, discardedUsage) ?? 0;
   if (failure !== undefined || end === undefined) {
     if (failure) span.recordError(failure);
     span.end();
-    return { costUsd: 0, error: failure, partial };
+    return { costUsd: discardedCost, discardedUsage, error: failure, partial };
   }
   const model = end.model ?? request.model;
-  const costUsd = context.pricing.cost(model, end.usage) ?? 0;
+  const costUsd = (context.pricing.cost(model, end.usage) ?? 0) + discardedCost;
   span.setAttributes({
     'gen_ai.response.model': model,
     'gen_ai.usage.input_tokens': promptTokens(end.usage),
@@ -103,8 +108,9 @@ export async function* streamModelCall(
     'mh.cache.read_tokens': end.usage.cacheReadTokens,
     'mh.cache.write_tokens': end.usage.cacheWriteTokens,
     'mh.cost_usd': costUsd,
+    'mh.retry.discarded_output_tokens': discardedUsage.outputTokens,
     'gen_ai.response.finish_reasons': [end.stopReason],
   });
   span.end();
-  return { end, costUsd, partial };
+  return { end, costUsd, discardedUsage, partial };
 }

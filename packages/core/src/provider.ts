@@ -63,7 +63,15 @@ export type StreamEvent =
       readonly input: unknown;
     }
   | { readonly type: 'usage'; readonly usage: Usage }
-  | { readonly type: 'stream-reset'; readonly attempt: number; readonly reason: string }
+  | {
+      readonly type: 'stream-reset';
+      /** The attempt that starts now (2 for the first retry). */
+      readonly attempt: number;
+      /** Why the previous attempt was discarded. */
+      readonly reason: string;
+      /** Tokens the discarded attempt used, when known: they are paid for, so they count. */
+      readonly usage?: Usage;
+    }
   | {
       readonly type: 'message-end';
       readonly stopReason: StopReason;

@@ -42,6 +42,8 @@ export function estimateBlockTokens(block: ContentBlock): number {
     }
     case 'image':
       return IMAGE_TOKENS;
+    case 'provider':
+      return estimateTokens(JSON.stringify(block.data) ?? '');
   }
 }
 
