@@ -53,6 +53,8 @@ export {
   toolUsesOf,
   userMessage,
 } from './messages.js';
+export { lookupModel } from './model-lookup.js';
+export { defaultModels, type ModelInfo, ModelTable } from './model-table.js';
 export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
 export {
   type JsonSchema,

@@ -1,4 +1,5 @@
 import { ConfigError } from './errors.js';
+import { lookupModel } from './model-lookup.js';
 import type { Usage } from './usage.js';
 
 /** Prices of one model, in USD per million tokens. */
@@ -54,6 +55,12 @@ const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
     cacheReadPerMTok: 0.08,
     cacheWritePerMTok: 1,
   },
+  'gpt-5.1': {
+    inputPerMTok: 1.25,
+    outputPerMTok: 10,
+    cacheReadPerMTok: 0.125,
+    cacheWritePerMTok: 0,
+  },
   'gpt-5': { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadPerMTok: 0.125, cacheWritePerMTok: 0 },
   'gpt-5-mini': {
     inputPerMTok: 0.25,
@@ -72,6 +79,13 @@ const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
     inputPerMTok: 0.4,
     outputPerMTok: 1.6,
     cacheReadPerMTok: 0.1,
+    cacheWritePerMTok: 0,
+  },
+  o3: { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5, cacheWritePerMTok: 0 },
+  'o4-mini': {
+    inputPerMTok: 1.1,
+    outputPerMTok: 4.4,
+    cacheReadPerMTok: 0.275,
     cacheWritePerMTok: 0,
   },
   'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25, cacheWritePerMTok: 0 },
@@ -103,10 +117,7 @@ function checkPrice(model: string, price: unknown): ModelPrice {
   return record as unknown as ModelPrice;
 }
 
-/**
- * A table of model prices. Look-up is by exact id, then by the longest known id that the model id
- * starts with followed by `-` (so `claude-sonnet-4-5-20250929` finds `claude-sonnet-4-5`).
- */
+/** A table of model prices, looked up as `lookupModel` describes. */
 export class PricingTable {
   readonly #prices: ReadonlyMap<string, ModelPrice>;
 
@@ -124,14 +135,7 @@ export class PricingTable {
 
   /** The price of a model, or undefined when unknown. */
   lookup(model: string): ModelPrice | undefined {
-    const exact = this.#prices.get(model);
-    if (exact) return exact;
-    let best: string | undefined;
-    for (const known of this.#prices.keys()) {
-      if (model.startsWith(`${known}-`) && (best === undefined || known.length > best.length))
-        best = known;
-    }
-    return best === undefined ? undefined : this.#prices.get(best);
+    return lookupModel(this.#prices, model);
   }
 
   /** Cost of `usage` on `model` in USD, or undefined when the model has no price. */
