@@ -175,6 +175,14 @@ export function repairHistory(
   options: RepairOptions = {},
 ): RepairResult {
   assertMessages(history);
+  return repairPairs(history, options);
+}
+
+/** `repairHistory` without the shape check, for histories whose shape is already known good. */
+export function repairPairs(
+  history: readonly Message[],
+  options: RepairOptions = {},
+): RepairResult {
   const reason = options.reason ?? 'interrupted';
   const newId = options.newId ?? (() => newMessageId());
   const repairs: HistoryRepair[] = [];

@@ -5,8 +5,17 @@ import { echoTool, StubExecutor } from '../test/stub-executor.js';
 import { validateHistory } from './history.js';
 import { runLoop } from './loop.js';
 import type { LoopOptions } from './loop-options.js';
-import { type Message, toolResultsOf, toolUsesOf, userMessage } from './messages.js';
+import {
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  toolResultsOf,
+  toolUsesOf,
+  userMessage,
+} from './messages.js';
+import { PricingTable } from './pricing.js';
 import type { ToolExecutor, ToolOutcome } from './tool.js';
+import { ZERO_USAGE } from './usage.js';
 
 function options(overrides: Partial<LoopOptions> & Pick<LoopOptions, 'provider'>): LoopOptions {
   return { model: 'test-model', history: [userMessage('go', 'u0')], ...overrides };
@@ -133,5 +142,152 @@ describe('runLoop and stream-reset', () => {
       cacheWriteTokens: 0,
     });
     expect(result.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'Hello' }]);
+  });
+});
+
+describe('runLoop against misbehaving parts', () => {
+  const sequential = (
+    started: string[],
+    result?: (call: ToolUseBlock) => unknown,
+  ): ToolExecutor => ({
+    specs: () => [{ name: 'write', description: 'writes', inputSchema: { type: 'object' } }],
+    execute: async function* (calls, context) {
+      for (const call of calls) {
+        const run = async (): Promise<ToolOutcome> => {
+          started.push(call.id);
+          const body = result?.(call) ?? {
+            type: 'tool_result',
+            toolUseId: call.id,
+            content: [{ type: 'text', text: 'ok' }],
+            isError: false,
+          };
+          return {
+            call,
+            result: body as ToolResultBlock,
+            status: 'ok',
+            attempts: 1,
+            durationMs: 0,
+          };
+        };
+        yield await (context.hooks ? context.hooks.around(call, run) : run());
+      }
+    },
+  });
+
+  it('does not start the next sequential call before the consumer took the previous result', async () => {
+    const started: string[] = [];
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write' },
+          { id: 'c2', name: 'write' },
+          { id: 'c3', name: 'write' },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const seenAtFirstEnd: string[][] = [];
+    await drainRun(options({ provider, tools: sequential(started) }), async (event) => {
+      if (event.type === 'tool-execution-end' && event.outcome.call.id === 'c1') {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        seenAtFirstEnd.push([...started]);
+      }
+    });
+    expect(seenAtFirstEnd).toEqual([['c1']]);
+    expect(started).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('lets a consumer cancel after the first result, before the second write runs', async () => {
+    const started: string[] = [];
+    const controller = new AbortController();
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write' },
+          { id: 'c2', name: 'write' },
+        ],
+      },
+    ]);
+    const { result } = await drainRun(
+      options({ provider, tools: sequential(started), signal: controller.signal }),
+      (event) => {
+        if (event.type === 'tool-execution-end') controller.abort();
+      },
+    );
+    expect(started).toEqual(['c1']);
+    expect(result.status).toBe('cancelled');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('answers a malformed tool result with an error result instead of failing the run', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'write' }] },
+      { text: 'ok' },
+    ]);
+    const malformed = () => ({
+      type: 'tool_result',
+      toolUseId: 'c1',
+      content: [{ type: 'image', mediaType: 'image/png' }],
+      isError: false,
+    });
+    const { result } = await drainRun(options({ provider, tools: sequential([], malformed) }));
+    expect(result.status).toBe('completed');
+    const [answer] = result.messages.flatMap(toolResultsOf);
+    expect(answer?.isError).toBe(true);
+    expect(JSON.stringify(answer)).toContain('malformed result');
+  });
+
+  it('answers a result for the wrong call id with an error result for the right one', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'write' }] },
+      { text: 'ok' },
+    ]);
+    const wrongId = () => ({ type: 'tool_result', toolUseId: 'zzz', content: [], isError: false });
+    const { result } = await drainRun(options({ provider, tools: sequential([], wrongId) }));
+    expect(result.status).toBe('completed');
+    expect(validateHistory(result.messages)).toEqual([]);
+    expect(result.messages.flatMap(toolResultsOf)[0]?.toolUseId).toBe('c1');
+  });
+
+  it('ends with status error and keeps the prompt when the provider returns a malformed message', async () => {
+    const provider = {
+      name: 'broken',
+      stream: async function* () {
+        const message = {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'hi' }],
+        } as unknown as Message;
+        yield {
+          type: 'message-end' as const,
+          stopReason: 'end' as const,
+          message,
+          usage: ZERO_USAGE,
+        };
+      },
+    };
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toContain('malformed message');
+    expect(result.messages.map((message) => message.id)).toEqual(['u0']);
+  });
+
+  it('prices a reply by the requested model when the provider reports an unpriced model id', async () => {
+    const pricing = new PricingTable({ priced: { inputPerMTok: 1_000_000, outputPerMTok: 0 } });
+    const provider = new ScriptProvider(() => ({
+      toolCalls: [{ name: 'write' }],
+      usage: { inputTokens: 1 },
+      model: 'alias-7',
+    }));
+    const { result } = await drainRun(
+      options({
+        provider,
+        model: 'priced',
+        pricing,
+        tools: sequential([]),
+        limits: { maxCostUsd: 2, maxTurns: 10 },
+      }),
+    );
+    expect(result.guard).toBe('max-cost');
+    expect(result.turns).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { systemClock } from './clock.js';
 import { CancelledError, type Guard, GuardTrippedError, HarnessError } from './errors.js';
-import { type HistoryRepair, repairHistory } from './history.js';
+import { type HistoryRepair, repairHistory, repairPairs } from './history.js';
 import { HistoryChecker } from './history-checker.js';
 import { DEFAULT_MAX_TURNS, RepeatedCallCounter } from './limits.js';
 import { checkLoopOptions, type LoopOptions } from './loop-options.js';
@@ -82,7 +82,9 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
 
   /** Answers calls left without a result; returns the repairs made. */
   const settle = (reason: 'cancelled' | 'interrupted'): HistoryRepair[] => {
-    const repaired = repairHistory(history, { reason });
+    // Everything in `history` was shape-checked on its way in: the input by repairHistory, model
+    // messages by streamModelCall, tool results by runToolBatch.
+    const repaired = repairPairs(history, { reason });
     if (repaired.repairs.length > 0) history.splice(0, history.length, ...repaired.history);
     options.onSettled?.(history);
     return repaired.repairs;

@@ -78,3 +78,14 @@ export function assertMessages(value: unknown, field = 'history'): asserts value
     });
   });
 }
+
+/** What is wrong with one message's shape (as `assertMessages` words it), or undefined. */
+export function messageProblem(message: unknown, field = 'message'): string | undefined {
+  try {
+    assertMessages([message], field);
+    return undefined;
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error.message.replace(`${field}[0]`, field);
+    throw error;
+  }
+}

@@ -1,4 +1,5 @@
-import { ProviderError } from './errors.js';
+import { HarnessError, ProviderError } from './errors.js';
+import { messageProblem } from './message-shape.js';
 import type { ContentBlock } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelRequest, Provider, StreamEvent } from './provider.js';
@@ -69,7 +70,19 @@ export async function* streamModelCall(
         if (event.type === 'text-delta') text += event.text;
         else if (event.type === 'tool-call-end') {
           flushText();
-          partial.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
+          if (
+            typeof event.id === 'string' &&
+            event.id !== '' &&
+            typeof event.name === 'string' &&
+            event.name !== ''
+          ) {
+            partial.push({
+              type: 'tool_use',
+              id: event.id,
+              name: event.name,
+              input: event.input ?? {},
+            });
+          }
         } else if (event.type === 'stream-reset') {
           partial.length = 0;
           text = '';
@@ -93,6 +106,18 @@ export async function* streamModelCall(
       provider: provider.name,
     });
   }
+  if (end !== undefined) {
+    const problem =
+      end.message?.role === 'assistant'
+        ? messageProblem(end.message)
+        : 'message: expected an assistant message';
+    if (problem !== undefined) {
+      failure = new HarnessError(
+        `Provider ${provider.name} returned a malformed message: ${problem}`,
+      );
+      end = undefined;
+    }
+  }
   const discardedCost = context.pricing.cost(request.model, discardedUsage) ?? 0;
   if (failure !== undefined || end === undefined) {
     if (failure) span.recordError(failure);
@@ -100,7 +125,11 @@ export async function* streamModelCall(
     return { costUsd: discardedCost, discardedUsage, error: failure, partial };
   }
   const model = end.model ?? request.model;
-  const costUsd = (context.pricing.cost(model, end.usage) ?? 0) + discardedCost;
+  // A provider may report a model id we have no price for (an alias, a snapshot): the requested
+  // model's price then applies, so the cost guard the caller configured keeps working.
+  const price =
+    context.pricing.cost(model, end.usage) ?? context.pricing.cost(request.model, end.usage) ?? 0;
+  const costUsd = price + discardedCost;
   span.setAttributes({
     'gen_ai.response.model': model,
     'gen_ai.usage.input_tokens': promptTokens(end.usage),

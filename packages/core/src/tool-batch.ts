@@ -1,6 +1,7 @@
 import { AsyncQueue } from './async-queue.js';
 import { GuardTrippedError, HarnessError } from './errors.js';
 import type { RepeatedCallCounter } from './limits.js';
+import { messageProblem } from './message-shape.js';
 import { type ToolResultBlock, type ToolUseBlock, toolResult } from './messages.js';
 import type { AgentEvent } from './run-result.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
@@ -25,18 +26,57 @@ export interface ToolBatchOutcome {
   readonly repeatTrip?: GuardTrippedError;
 }
 
+type Pending<T> = Promise<{ readonly kind: T; readonly value: unknown }>;
+
 /**
  * Runs one assistant turn's tool calls through the executor, yielding `tool-execution-start` and
- * `tool-execution-end` events as they happen. Calls over the repeated-call limit are not run and
- * answered as such. A call the executor never answered (without an abort) gets an error result,
- * so the history stays paired whatever the executor does; an executor that throws is a harness
- * failure and is rethrown.
+ * `tool-execution-end` events as they happen. The executor is pulled, not drained: it is asked for
+ * its next outcome only after the consumer took the previous event, so a slow consumer slows the
+ * tools too and can cancel before the next write starts. Calls over the repeated-call limit are not
+ * run. A call left unanswered (without an abort), or answered with a malformed result, gets an
+ * error result, so the history stays paired whatever the executor does; an executor that throws is
+ * a harness failure and is rethrown.
  */
 export async function* runToolBatch(
   calls: readonly ToolUseBlock[],
   context: ToolBatchContext,
 ): AsyncGenerator<AgentEvent, ToolBatchOutcome, void> {
   const results = new Map<string, ToolResultBlock>();
+  const { toRun, repeatTrip } = screenRepeats(calls, context, results);
+  if (toRun.length > 0) {
+    if (context.executor) {
+      yield* pullOutcomes(context.executor, toRun, context, results);
+    } else {
+      for (const call of toRun) {
+        const outcome = unknownToolOutcome(call);
+        yield { type: 'tool-execution-start', call };
+        results.set(call.id, outcome.result);
+        yield { type: 'tool-execution-end', outcome };
+      }
+    }
+  }
+  if (!context.run.aborted) {
+    for (const call of calls) {
+      if (!results.has(call.id)) {
+        results.set(
+          call.id,
+          toolResult(call.id, 'The tool executor returned no result for this call.', true),
+        );
+      }
+    }
+  }
+  const ordered = calls
+    .map((call) => results.get(call.id))
+    .filter((result) => result !== undefined);
+  return { results: ordered, repeatTrip };
+}
+
+/** Answers calls over the repeated-call limit (and every call after the first such) without running them. */
+function screenRepeats(
+  calls: readonly ToolUseBlock[],
+  context: ToolBatchContext,
+  results: Map<string, ToolResultBlock>,
+): { toRun: ToolUseBlock[]; repeatTrip: GuardTrippedError | undefined } {
   const toRun: ToolUseBlock[] = [];
   let repeatTrip: GuardTrippedError | undefined;
   const limit = context.maxRepeatedCalls;
@@ -60,60 +100,85 @@ export async function* runToolBatch(
       toRun.push(call);
     }
   }
-  if (toRun.length > 0) {
-    const events = new AsyncQueue<AgentEvent>();
-    void pump(toRun, context, events);
-    for (;;) {
-      const next = await context.run.race(events.next());
-      if (next === ABORTED || next.done) break;
-      const event = next.value;
-      if (event.type === 'tool-execution-end')
-        results.set(event.outcome.call.id, event.outcome.result);
-      yield event;
-    }
-  }
-  if (!context.run.aborted) {
-    for (const call of calls) {
-      if (!results.has(call.id)) {
-        results.set(
-          call.id,
-          toolResult(call.id, 'The tool executor returned no result for this call.', true),
-        );
-      }
-    }
-  }
-  const ordered = calls
-    .map((call) => results.get(call.id))
-    .filter((result) => result !== undefined);
-  return { results: ordered, repeatTrip };
+  return { toRun, repeatTrip };
 }
 
-function unknownToolOutcome(call: ToolUseBlock): ToolOutcome {
-  return {
-    call,
-    result: toolResult(call.id, `Unknown tool: ${call.name}. No tools are available.`, true),
-    status: 'unknown-tool',
-    attempts: 0,
-    durationMs: 0,
-  };
-}
-
-/** Feeds the executor's outcomes, and the hooks' start notices, into one queue. */
-async function pump(
+/**
+ * Iterates the executor one outcome at a time while the hooks report call starts through a queue;
+ * both pending reads are kept across iterations so no notice is lost to a race.
+ */
+async function* pullOutcomes(
+  executor: ToolExecutor,
   calls: readonly ToolUseBlock[],
   context: ToolBatchContext,
-  events: AsyncQueue<AgentEvent>,
-): Promise<void> {
-  const executor = context.executor;
-  if (!executor) {
-    for (const call of calls) {
-      events.push({ type: 'tool-execution-start', call });
-      events.push({ type: 'tool-execution-end', outcome: unknownToolOutcome(call) });
+  results: Map<string, ToolResultBlock>,
+): AsyncGenerator<AgentEvent, void, void> {
+  const starts = new AsyncQueue<ToolUseBlock>();
+  const hooks = tracingHooks(context, (call) => starts.push(call));
+  const iterator = executor
+    .execute(calls, { signal: context.run.signal, hooks })
+    [Symbol.asyncIterator]();
+  const nextStart = (): Pending<'start'> =>
+    starts.next().then((value) => ({ kind: 'start', value }));
+  const nextOutcome = (): Pending<'outcome'> =>
+    iterator.next().then((value) => ({ kind: 'outcome', value }));
+  let pendingStart = nextStart();
+  let pendingOutcome = nextOutcome();
+  try {
+    for (;;) {
+      const next = await context.run.race(Promise.race([pendingStart, pendingOutcome]));
+      if (next === ABORTED) return;
+      if (next.kind === 'start') {
+        pendingStart = nextStart();
+        yield {
+          type: 'tool-execution-start',
+          call: (next.value as IteratorResult<ToolUseBlock>).value,
+        };
+        continue;
+      }
+      const step = next.value as IteratorResult<ToolOutcome>;
+      if (step.done) break;
+      // Starts reported before this outcome are delivered first.
+      for (
+        let start = await drainedStart(pendingStart);
+        start;
+        start = await drainedStart(pendingStart)
+      ) {
+        pendingStart = nextStart();
+        yield { type: 'tool-execution-start', call: start };
+      }
+      const result = checkedResult(step.value);
+      const outcome =
+        result === step.value.result
+          ? step.value
+          : { ...step.value, result, status: 'error' as const };
+      results.set(outcome.call.id, result);
+      yield { type: 'tool-execution-end', outcome };
+      // The consumer may have cancelled while holding this event: then nothing more may start.
+      if (context.run.aborted) return;
+      pendingOutcome = nextOutcome();
     }
-    events.close();
-    return;
+  } finally {
+    starts.close();
+    // An abandoned executor must stop: it yields nothing more after the signal, and return() ends it.
+    iterator.return?.()?.catch(() => {});
   }
-  const hooks: ToolCallHooks = {
+}
+
+/** The start notice already waiting in `pending`, if one is (never waits). */
+async function drainedStart(pending: Pending<'start'>): Promise<ToolUseBlock | undefined> {
+  const ready = await Promise.race([pending, Promise.resolve(undefined)]);
+  if (!ready) return undefined;
+  const step = ready.value as IteratorResult<ToolUseBlock>;
+  return step.done ? undefined : step.value;
+}
+
+/** Hooks that open an `mh.tool` span around each call and report its start. */
+function tracingHooks(
+  context: ToolBatchContext,
+  onStart: (call: ToolUseBlock) => void,
+): ToolCallHooks {
+  return {
     around: async (call, execute) => {
       const span = context.tracer.startSpan(SPAN_NAMES.tool, {
         parent: context.parent,
@@ -123,7 +188,7 @@ async function pump(
           'gen_ai.tool.call.id': call.id,
         },
       });
-      events.push({ type: 'tool-execution-start', call });
+      onStart(call);
       try {
         const outcome = await context.tracer.withSpan(span, execute);
         span.setAttributes({
@@ -141,12 +206,29 @@ async function pump(
       }
     },
   };
-  try {
-    for await (const outcome of executor.execute(calls, { signal: context.run.signal, hooks })) {
-      events.push({ type: 'tool-execution-end', outcome });
-    }
-    events.close();
-  } catch (error) {
-    events.fail(error);
-  }
+}
+
+/** The outcome's result if it is well-formed and answers its call, else an error result saying so. */
+function checkedResult(outcome: ToolOutcome): ToolResultBlock {
+  const { call, result } = outcome;
+  const problem =
+    result?.toolUseId !== call.id
+      ? `it answers call ${String(result?.toolUseId)}, not ${call.id}`
+      : messageProblem({ id: 'result', role: 'user', content: [result] }, 'result');
+  if (problem === undefined) return result;
+  return toolResult(
+    call.id,
+    `The tool returned a malformed result (${problem}); it was discarded.`,
+    true,
+  );
+}
+
+function unknownToolOutcome(call: ToolUseBlock): ToolOutcome {
+  return {
+    call,
+    result: toolResult(call.id, `Unknown tool: ${call.name}. No tools are available.`, true),
+    status: 'unknown-tool',
+    attempts: 0,
+    durationMs: 0,
+  };
 }
