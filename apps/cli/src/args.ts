@@ -46,11 +46,17 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     parsed = parse(argv);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(
-      message
-        .replace(/\. To specify a positional argument.*$/s, '')
-        .replace(/^Unknown option/, 'unknown option'),
+    // parseArgs explains some mistakes over several lines; the first one says what is wrong.
+    const first = (message.split('\n')[0] ?? message).replace(
+      /\. To specify a positional argument.*$/,
+      '',
     );
+    const ambiguous = first.match(/^Option '(--[\w-]+)' argument is ambiguous/);
+    if (ambiguous)
+      throw new UsageError(
+        `${ambiguous[1]}: a value starting with '-' must be written ${ambiguous[1]}=VALUE`,
+      );
+    throw new UsageError(first.replace(/^Unknown option/, 'unknown option'));
   }
   const { values, positionals } = parsed;
   let provider: CliOptions['provider'];

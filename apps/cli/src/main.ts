@@ -26,6 +26,13 @@ async function main(argv: readonly string[]): Promise<number> {
     err: process.stderr,
     color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
   };
+  // A reader that goes away (`mh … | head`) is not an error of ours.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
   const session = new CliSession(agent, output, (code) => process.exit(code));
   process.on('SIGINT', () => session.interrupt());
 
@@ -45,12 +52,17 @@ async function main(argv: readonly string[]): Promise<number> {
     lines.setPrompt('> ');
     lines.prompt();
   }
+  let worst = 0;
   for await (const line of lines) {
-    if (!(await session.line(line))) break;
+    const code = await session.line(line);
+    if (code === 'exit') break;
+    // A prompt the user cancelled (130) is their choice, not a failure of the session.
+    if (code !== 130) worst = Math.max(worst, code);
     if (interactive) lines.prompt();
   }
   lines.close();
-  return 0;
+  // Piped prompts report the worst outcome, so a script can tell that a run failed.
+  return interactive ? 0 : worst;
 }
 
 main(process.argv.slice(2)).then(

@@ -74,7 +74,10 @@ export class EventRenderer {
         break;
       }
       case 'stream-reset':
-        this.#note(this.#dim(`(stream broke: ${event.reason}; retrying)`));
+        // The partial answer above is withdrawn; the retry streams the whole answer again.
+        this.#note(
+          this.#dim(`(the answer above was cut off: ${event.reason}; retrying from the start)`),
+        );
         break;
       case 'history-repair':
         this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));

@@ -53,20 +53,20 @@ export class CliSession {
     return result ? exitCodeOf(result) : 1;
   }
 
-  /** Handles a REPL line: a command, a prompt, or nothing. Returns false to leave the REPL. */
-  async line(text: string): Promise<boolean> {
+  /** Handles a REPL line: a command, a prompt, or nothing. Returns the run's exit code, or `exit`. */
+  async line(text: string): Promise<number | 'exit'> {
     const trimmed = text.trim();
     this.#interrupts = 0;
-    if (trimmed === '') return true;
-    if (trimmed === '/exit' || trimmed === '/quit') return false;
+    if (trimmed === '') return 0;
+    if (trimmed === '/exit' || trimmed === '/quit') return 'exit';
     if (trimmed === '/help') {
       this.#output.out.write(HELP);
-      return true;
+      return 0;
     }
     if (trimmed === '/reset') {
       this.#agent.reset();
       this.#output.err.write('(conversation cleared)\n');
-      return true;
+      return 0;
     }
     if (trimmed === '/history') {
       for (const message of this.#agent.history) {
@@ -83,13 +83,12 @@ export class CliSession {
           .join('; ');
         this.#output.out.write(`${message.role.padEnd(9)} ${text}${extra ? ` [${extra}]` : ''}\n`);
       }
-      return true;
+      return 0;
     }
     if (trimmed.startsWith('/')) {
       this.#output.err.write(`unknown command ${trimmed.split(/\s/)[0]} (try /help)\n`);
-      return true;
+      return 2;
     }
-    await this.ask(trimmed);
-    return true;
+    return this.ask(trimmed);
   }
 }

@@ -107,3 +107,28 @@ describe('mh REPL', () => {
     expect(run.code).toBe(130);
   });
 });
+
+describe('mh edge cases', () => {
+  it('explains in one line how to pass a value that starts with a dash', async () => {
+    const run = await runCli(['--fake', '--system', '-be terse', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      "mh: --system: a value starting with '-' must be written --system=VALUE",
+    );
+  });
+
+  it('exits quietly when the reader closes the pipe early', async () => {
+    const { child, done } = startCli(['--fake']);
+    child.stdout.destroy();
+    child.stdin.end(`${'hello\n'.repeat(200)}`);
+    const run = await done;
+    expect(run.stderr).not.toContain('EPIPE');
+    expect(run.code).toBe(0);
+  });
+
+  it('reports the worst outcome of piped prompts in its exit code', async () => {
+    const run = await runCli(['--fake', '--max-turns', '1'], 'hello\nWhat is 2+2?\n');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Hello!');
+  });
+});

@@ -26,14 +26,24 @@ export function backoffDelay(
 ): number | undefined {
   if (!Number.isInteger(retry) || retry < 0)
     throw new ConfigError('retry', `expected an integer >= 0, got ${retry}`);
-  const baseMs = options.baseMs ?? 500;
-  const capMs = options.capMs ?? 8_000;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+  const baseMs = nonNegative(options.baseMs, 500, 'baseMs');
+  const capMs = nonNegative(options.capMs, 8_000, 'capMs');
+  const maxRetryAfterMs = nonNegative(options.maxRetryAfterMs, 60_000, 'maxRetryAfterMs');
   const random = options.random ?? Math.random;
+  if (typeof random !== 'function')
+    throw new ConfigError('random', 'expected a function returning [0, 1)');
   if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) return undefined;
   const ceiling = Math.min(capMs, baseMs * 2 ** retry);
   const jittered = Math.floor(random() * ceiling);
   return retryAfterMs === undefined ? jittered : Math.max(Math.ceil(retryAfterMs), jittered);
+}
+
+function nonNegative(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigError(field, `expected a number >= 0, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** Settings of `retry`. */

@@ -2,6 +2,7 @@ export { AsyncQueue } from './async-queue.js';
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
 export { canonicalJson } from './canonical-json.js';
 export { type Clock, systemClock } from './clock.js';
+export { assertImplements, assertOptions } from './config-checks.js';
 export {
   CancelledError,
   ConfigError,
@@ -30,7 +31,13 @@ export {
   type ViolationKind,
   validateHistory,
 } from './history.js';
-export { DEFAULT_MAX_TURNS, type Limits, RepeatedCallCounter, validateLimits } from './limits.js';
+export {
+  DEFAULT_MAX_TURNS,
+  type Limits,
+  MAX_TIMEOUT_MS,
+  RepeatedCallCounter,
+  validateLimits,
+} from './limits.js';
 export { runLoop } from './loop.js';
 export type { LoopOptions } from './loop-options.js';
 export { assertMessages } from './message-shape.js';

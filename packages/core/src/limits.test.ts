@@ -107,3 +107,11 @@ describe('RepeatedCallCounter', () => {
     expect(counter.count(call('read', JSON.parse('{"__proto__":{"path":"/etc"}}')))).toBe(1);
   });
 });
+
+describe('validateLimits timeoutMs ceiling', () => {
+  it('rejects a timeout longer than a Node timer can wait, naming the field', () => {
+    expect(() => validateLimits({ timeoutMs: 30 * 24 * 3_600_000 })).toThrow(
+      expect.objectContaining({ field: 'limits.timeoutMs' }),
+    );
+  });
+});

@@ -16,6 +16,9 @@ export interface Limits {
   readonly timeoutMs?: number;
 }
 
+/** The longest timer Node can arm (2^31 - 1 ms); a longer one would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** The default `maxTurns`. */
 export const DEFAULT_MAX_TURNS = 50;
 
@@ -42,6 +45,12 @@ export function validateLimits(limits: unknown, field = 'limits'): Limits {
     }
     if (integers.includes(key) && !Number.isInteger(value)) {
       throw new ConfigError(`${field}.${key}`, `expected a positive integer, got ${value}`);
+    }
+    if (key === 'timeoutMs' && value > MAX_TIMEOUT_MS) {
+      throw new ConfigError(
+        `${field}.${key}`,
+        `expected at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), got ${value}`,
+      );
     }
   }
   return record as Limits;

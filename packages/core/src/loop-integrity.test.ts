@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../test/drain-run.js';
 import { ScriptProvider } from '../test/script-provider.js';
 import { echoTool, StubExecutor } from '../test/stub-executor.js';
+import { ProviderError } from './errors.js';
 import { validateHistory } from './history.js';
 import { runLoop } from './loop.js';
 import type { LoopOptions } from './loop-options.js';
@@ -289,5 +290,23 @@ describe('runLoop against misbehaving parts', () => {
     );
     expect(result.guard).toBe('max-cost');
     expect(result.turns).toBe(2);
+  });
+});
+
+describe('runLoop usage of failed calls', () => {
+  it('counts the tokens a call reported before it failed', async () => {
+    const usage = { inputTokens: 100, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const provider = {
+      name: 'failing',
+      stream: async function* () {
+        yield { type: 'message-start' as const };
+        yield { type: 'usage' as const, usage };
+        yield { type: 'text-delta' as const, text: 'partial' };
+        throw new ProviderError('overloaded', { kind: 'overloaded' });
+      },
+    };
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(result.usage).toEqual(usage);
   });
 });

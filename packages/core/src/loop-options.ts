@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { assertImplements, assertOptions } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
 import { assertMessages } from './message-shape.js';
@@ -47,6 +48,25 @@ export interface LoopOptions {
   readonly onSettled?: (history: readonly Message[]) => void;
 }
 
+const LOOP_OPTION_KEYS = [
+  'provider',
+  'model',
+  'system',
+  'history',
+  'tools',
+  'limits',
+  'signal',
+  'tracer',
+  'parentSpan',
+  'clock',
+  'pricing',
+  'maxOutputTokens',
+  'temperature',
+  'stopSequences',
+  'runId',
+  'onSettled',
+];
+
 function isPositiveInteger(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value > 0;
 }
@@ -56,6 +76,10 @@ export function checkLoopOptions(options: LoopOptions): Limits {
   if (options === null || typeof options !== 'object') {
     throw new ConfigError('options', 'expected an object');
   }
+  assertOptions(options, LOOP_OPTION_KEYS, '');
+  assertImplements(options.tracer, ['startSpan', 'withSpan'], 'tracer', 'a Tracer');
+  assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
+  assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
   if (!options.provider || typeof options.provider.stream !== 'function') {
     throw new ConfigError('provider', 'expected a Provider with a stream() method');
   }

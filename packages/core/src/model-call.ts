@@ -60,6 +60,8 @@ export async function* streamModelCall(
   let end: MessageEnd | undefined;
   let failure: Error | undefined;
   let discardedUsage: Usage = ZERO_USAGE;
+  // Running totals of the current attempt: if it fails, its tokens were still paid for.
+  let attemptUsage: Usage | undefined;
   try {
     const iterator = provider.stream(request, { signal: run.signal })[Symbol.asyncIterator]();
     try {
@@ -87,7 +89,9 @@ export async function* streamModelCall(
           partial.length = 0;
           text = '';
           if (event.usage) discardedUsage = addUsage(discardedUsage, event.usage);
-        } else if (event.type === 'message-end') end = event;
+          attemptUsage = undefined;
+        } else if (event.type === 'usage') attemptUsage = event.usage;
+        else if (event.type === 'message-end') end = event;
         yield event;
       }
     } finally {
@@ -118,6 +122,7 @@ export async function* streamModelCall(
       end = undefined;
     }
   }
+  if (end === undefined && attemptUsage) discardedUsage = addUsage(discardedUsage, attemptUsage);
   const discardedCost = context.pricing.cost(request.model, discardedUsage) ?? 0;
   if (failure !== undefined || end === undefined) {
     if (failure) span.recordError(failure);

@@ -33,3 +33,21 @@ describe('ModelTable', () => {
     );
   });
 });
+
+describe('lookupModel tiers', () => {
+  it('does not price a different tier as its base model', () => {
+    expect([defaultModels.lookup('gpt-5-pro'), defaultModels.lookup('o3-deep-research')]).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('accepts Vertex-style @date snapshots and -latest aliases', () => {
+    expect(defaultModels.lookup('claude-opus-4-5@20251101')).toBe(
+      defaultModels.lookup('claude-opus-4-5'),
+    );
+    expect(defaultModels.lookup('claude-3-5-haiku-latest')).toBe(
+      defaultModels.lookup('claude-3-5-haiku'),
+    );
+  });
+});

@@ -50,6 +50,9 @@ export class ModelTable {
   readonly #models: ReadonlyMap<string, ModelInfo>;
 
   constructor(models: Readonly<Record<string, ModelInfo>>) {
+    if (models === null || typeof models !== 'object' || Array.isArray(models)) {
+      throw new ConfigError('models', 'expected an object of model limits');
+    }
     const map = new Map<string, ModelInfo>();
     for (const [model, info] of Object.entries(models))
       map.set(model, Object.freeze({ ...checkInfo(model, info) }));

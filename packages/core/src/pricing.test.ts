@@ -181,7 +181,7 @@ describe('PricingTable.cost', () => {
   it('prices usage on a known model', () => {
     const table = new PricingTable({ m: { inputPerMTok: 10, outputPerMTok: 20 } });
     expect(
-      table.cost('m-2025', usage({ inputTokens: 100_000, outputTokens: 100_000 })),
+      table.cost('m-20250101', usage({ inputTokens: 100_000, outputTokens: 100_000 })),
     ).toBeCloseTo(3, 12);
   });
 

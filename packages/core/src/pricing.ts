@@ -122,6 +122,9 @@ export class PricingTable {
   readonly #prices: ReadonlyMap<string, ModelPrice>;
 
   constructor(prices: Readonly<Record<string, ModelPrice>>) {
+    if (prices === null || typeof prices !== 'object' || Array.isArray(prices)) {
+      throw new ConfigError('pricing', 'expected an object of model prices');
+    }
     const map = new Map<string, ModelPrice>();
     for (const [model, price] of Object.entries(prices))
       map.set(model, Object.freeze({ ...checkPrice(model, price) }));

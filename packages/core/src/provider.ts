@@ -62,7 +62,11 @@ export type StreamEvent =
       readonly name: string;
       readonly input: unknown;
     }
-  | { readonly type: 'usage'; readonly usage: Usage }
+  | {
+      readonly type: 'usage';
+      /** Running totals of this call so far (not increments); the last one before a failure counts. */
+      readonly usage: Usage;
+    }
   | {
       readonly type: 'stream-reset';
       /** The attempt that starts now (2 for the first retry). */

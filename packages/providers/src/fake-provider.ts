@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   ConfigError,
   type Message,
   type ModelRequest,
@@ -194,6 +195,7 @@ export class FakeProvider implements Provider {
   readonly #options: FakeOptions;
 
   constructor(options: FakeOptions = {}) {
+    assertOptions(options, ['model', 'delayMs', 'chunkChars'], '');
     if (
       options.delayMs !== undefined &&
       (!Number.isFinite(options.delayMs) || options.delayMs < 0)

@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   ConfigError,
   type ModelRequest,
   type Provider,
@@ -63,6 +64,7 @@ export class ScriptedProvider implements Provider {
         );
       }
     });
+    assertOptions(options, ['model', 'whenExhausted', 'chunkChars', 'recordRequests'], 'options');
     if (
       options.whenExhausted !== undefined &&
       !['error', 'repeat-last'].includes(options.whenExhausted)

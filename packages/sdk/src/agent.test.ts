@@ -187,3 +187,65 @@ describe('Agent configuration', () => {
     await expect(agent.run('  ')).rejects.toMatchObject({ field: 'prompt' });
   });
 });
+
+describe('Agent configuration, continued', () => {
+  it('names a mistyped run option', async () => {
+    const agent = new Agent({ provider: fake(), model: 'fake' });
+    await expect(agent.run('hi', { limit: { maxTurns: 1 } } as never)).rejects.toMatchObject({
+      field: 'options.limit',
+    });
+  });
+
+  it('names a mistyped permissions key', () => {
+    expect(
+      () =>
+        new Agent({ provider: fake(), model: 'fake', permissions: { grant: ['write'] } as never }),
+    ).toThrow(expect.objectContaining({ field: 'permissions.grant' }));
+  });
+
+  it('names a tracer that is not a Tracer', () => {
+    expect(() => new Agent({ provider: fake(), model: 'fake', tracer: {} as never })).toThrow(
+      expect.objectContaining({ field: 'tracer' }),
+    );
+  });
+
+  it('rejects a cost budget for a model without a price when constructed', () => {
+    expect(
+      () => new Agent({ provider: fake(), model: 'mystery', limits: { maxCostUsd: 1 } }),
+    ).toThrow(expect.objectContaining({ field: 'limits.maxCostUsd' }));
+  });
+
+  it('keeps the agent limit when a run passes the same key as undefined', async () => {
+    const provider = scripted(
+      [{ toolCalls: [{ name: 'calculator', input: { expression: '1+1' } }] }],
+      {
+        whenExhausted: 'repeat-last',
+      },
+    );
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      tools: [calculatorTool()],
+      limits: { maxTurns: 2 },
+    });
+    const result = await agent.run('loop', { limits: { maxTurns: undefined } });
+    expect([result.status, result.turns]).toEqual(['guard', 2]);
+  });
+
+  it('reports the repair of a given history in its first run', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'ok' }]),
+      model: 'm',
+      history: [
+        { id: 'u0', role: 'user', content: [{ type: 'text', text: 'q' }] },
+        {
+          id: 'a0',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'c0', name: 'x', input: {} }],
+        },
+      ],
+    });
+    const result = await agent.run('go on');
+    expect(result.repairs.map((repair) => repair.kind)).toContain('synthesized-result');
+  });
+});

@@ -1,8 +1,11 @@
 import {
   type AgentEvent,
+  assertImplements,
   assertMessages,
+  assertOptions,
   type Clock,
   ConfigError,
+  defaultPricing,
   HarnessError,
   type Limits,
   type Message,
@@ -11,7 +14,6 @@ import {
   type PricingTable,
   type Provider,
   type RunResult,
-  repairHistory,
   runLoop,
   type Tool,
   type ToolExecutor as ToolExecutorPort,
@@ -67,7 +69,7 @@ export interface RunOptions {
   readonly limits?: Limits;
 }
 
-const OPTION_KEYS = new Set([
+const OPTION_KEYS = [
   'provider',
   'model',
   'system',
@@ -80,7 +82,15 @@ const OPTION_KEYS = new Set([
   'temperature',
   'history',
   'clock',
-]);
+];
+
+/** Per-run limits over the agent's; a key set to `undefined` does not erase the agent's value. */
+function mergeLimits(base: Limits | undefined, override: Limits | undefined): Limits {
+  const merged: Record<string, number | undefined> = { ...base };
+  for (const [key, value] of Object.entries(override ?? {}))
+    if (value !== undefined) merged[key] = value;
+  return merged as Limits;
+}
 
 function isExecutor(value: unknown): value is ToolExecutorPort {
   return (
@@ -97,6 +107,7 @@ function checkPermissions(permissions: AgentPermissions | undefined): AgentPermi
   if (typeof permissions !== 'object' || permissions === null) {
     throw new ConfigError('permissions', 'expected an object');
   }
+  assertOptions(permissions, ['grants', 'approve', 'policy'], 'permissions');
   const { grants, approve, policy } = permissions;
   if (
     grants !== undefined &&
@@ -166,10 +177,10 @@ export class Agent {
   constructor(options: AgentOptions) {
     if (options === null || typeof options !== 'object')
       throw new ConfigError('options', 'expected an object');
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key))
-        throw new ConfigError(key, `unknown option (known: ${[...OPTION_KEYS].join(', ')})`);
-    }
+    assertOptions(options, OPTION_KEYS, '');
+    assertImplements(options.tracer, ['startSpan', 'withSpan'], 'tracer', 'a Tracer');
+    assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
+    assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
     if (!options.provider || typeof options.provider.stream !== 'function') {
       throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
     }
@@ -195,11 +206,21 @@ export class Agent {
     ) {
       throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
     }
-    validateLimits(options.limits);
+    const limits = validateLimits(options.limits);
+    if (
+      limits.maxCostUsd !== undefined &&
+      (options.pricing ?? defaultPricing).lookup(options.model) === undefined
+    ) {
+      throw new ConfigError(
+        'limits.maxCostUsd',
+        `no price is known for model ${options.model}; add one with pricing`,
+      );
+    }
     checkPermissions(options.permissions);
     this.#options = options;
     this.#executor = buildExecutor(options);
-    this.#history = options.history ? repairHistory(options.history).history : [];
+    // Kept as given: the first run repairs it and reports each repair (history-repair, RunResult).
+    this.#history = options.history ? [...options.history] : [];
   }
 
   /** The conversation so far (a copy). */
@@ -232,6 +253,7 @@ export class Agent {
     options: RunOptions = {},
   ): AsyncGenerator<AgentEvent, void, void> {
     const message = this.#toMessage(prompt);
+    assertOptions(options, ['signal', 'limits'], 'options');
     if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
     this.#assertIdle();
     this.#running = true;
@@ -242,7 +264,7 @@ export class Agent {
         system: this.#options.system,
         history: [...this.#history, message],
         tools: this.#executor,
-        limits: { ...this.#options.limits, ...options.limits },
+        limits: mergeLimits(this.#options.limits, options.limits),
         signal: options.signal,
         tracer: this.#options.tracer,
         pricing: this.#options.pricing,

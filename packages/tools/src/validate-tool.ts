@@ -1,4 +1,4 @@
-import { ConfigError, PERMISSIONS, type Permission } from '@mh/core';
+import { ConfigError, MAX_TIMEOUT_MS, PERMISSIONS, type Permission } from '@mh/core';
 
 /** The names a provider accepts for a tool: letters, digits, `_` and `-`, 1 to 64 characters. */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -45,11 +45,14 @@ export function assertToolFields(fields: ToolFields): void {
   }
   if (
     timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    (typeof timeoutMs !== 'number' ||
+      !Number.isFinite(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMEOUT_MS)
   ) {
     throw new ConfigError(
       'timeoutMs',
-      `expected a positive finite number, got ${describeValue(timeoutMs)}`,
+      `expected a positive number up to ${MAX_TIMEOUT_MS} ms, got ${describeValue(timeoutMs)}`,
     );
   }
   if (idempotent !== undefined && typeof idempotent !== 'boolean') {

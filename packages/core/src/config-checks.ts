@@ -1,0 +1,39 @@
+import { ConfigError } from './errors.js';
+
+/**
+ * Throws `ConfigError` unless `value` is a plain object whose keys are all in `known`, so a
+ * mistyped option (`{ limit: … }` for `{ limits: … }`) is reported instead of silently ignored.
+ * `field` names the object (`options`, `permissions`, …); '' for a top-level options object.
+ */
+export function assertOptions(value: unknown, known: readonly string[], field: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(field || 'options', 'expected an object');
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new ConfigError(
+        field ? `${field}.${key}` : key,
+        `unknown option (known: ${known.join(', ')})`,
+      );
+    }
+  }
+}
+
+/** Throws `ConfigError` unless `value` is absent or an object with the named methods. */
+export function assertImplements(
+  value: unknown,
+  methods: readonly string[],
+  field: string,
+  what: string,
+): void {
+  if (value === undefined) return;
+  const ok =
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+  if (!ok)
+    throw new ConfigError(
+      field,
+      `expected ${what} (with ${methods.map((m) => `${m}()`).join(', ')})`,
+    );
+}
