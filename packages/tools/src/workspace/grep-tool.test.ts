@@ -64,3 +64,21 @@ describe('grep', () => {
     );
   });
 });
+
+describe('grep with a pathological pattern', () => {
+  it('stops a catastrophically backtracking search when its signal aborts', async () => {
+    const root = await makeTempWorkspace();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(`${root.root}/evil.txt`, `${'a'.repeat(40)}!\n`);
+    const evil = grepTool(workspaceSettings({ root: root.root }));
+    const started = Date.now();
+    const run = evil.run(
+      { pattern: '(a+)+$', path: 'evil.txt' },
+      { ...context, signal: AbortSignal.timeout(200) },
+    );
+    await expect(run).rejects.toThrow();
+    // Matching 2^40 paths would take hours; the worker is terminated instead.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await root.remove();
+  });
+});

@@ -2,6 +2,7 @@ import type { Tool } from '@mh/core';
 import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
 import { globToRegExp } from './glob-pattern.js';
+import { RegexWorker } from './regex-worker.js';
 import { readTextFile } from './text-file.js';
 import { walkFiles } from './walk-files.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
@@ -50,9 +51,9 @@ export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
     idempotent: true,
     timeoutMs: 30_000,
     async run({ pattern, path, glob, ignoreCase }, { signal }) {
-      let regex: RegExp;
       try {
-        regex = new RegExp(pattern, ignoreCase ? 'i' : '');
+        // Compiling is safe; matching runs in a worker (see RegexWorker).
+        new RegExp(pattern, ignoreCase ? 'i' : '');
       } catch (error) {
         throw new Error(
           `Invalid pattern: ${error instanceof Error ? error.message : String(error)}`,
@@ -61,20 +62,29 @@ export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
       const fileFilter = glob === undefined ? undefined : fileMatcher(glob);
       const start = await settings.root.resolve(path);
       const matches: string[] = [];
-      const walk = walkFiles(settings.root, start, { ignore: settings.ignore, signal });
-      for await (const file of walk) {
-        if (fileFilter && !fileFilter(file.relative)) continue;
-        const read = await readTextFile(file.absolute, settings.maxFileBytes);
-        if (!read.ok) continue;
-        const lines = read.text.split('\n');
-        for (const [index, line] of lines.entries()) {
-          if (!regex.test(line)) continue;
-          if (matches.length === settings.maxMatches) {
-            const note = `[stopped after ${settings.maxMatches} matches; narrow the pattern, path or glob]`;
-            return `${matches.join('\n')}\n${note}`;
+      const worker = new RegexWorker(pattern, ignoreCase ? 'i' : '');
+      const stop = (): void => {
+        void worker.terminate();
+      };
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        const walk = walkFiles(settings.root, start, { ignore: settings.ignore, signal });
+        for await (const file of walk) {
+          if (fileFilter && !fileFilter(file.relative)) continue;
+          const read = await readTextFile(file.absolute, settings.maxFileBytes);
+          if (!read.ok) continue;
+          const hits = await worker.match(read.text, settings.maxMatches + 1 - matches.length);
+          for (const [line, text] of hits) {
+            if (matches.length === settings.maxMatches) {
+              const note = `[stopped after ${settings.maxMatches} matches; narrow the pattern, path or glob]`;
+              return `${matches.join('\n')}\n${note}`;
+            }
+            matches.push(`${file.relative}:${line}: ${shorten(text.replace(/\r$/, ''))}`);
           }
-          matches.push(`${file.relative}:${index + 1}: ${shorten(line.replace(/\r$/, ''))}`);
         }
+      } finally {
+        signal.removeEventListener('abort', stop);
+        stop();
       }
       return matches.length === 0 ? 'No matches.' : matches.join('\n');
     },
