@@ -1,4 +1,6 @@
 export { type FakeOptions, FakeProvider, fake, fakeTurn, findArithmetic } from './fake-provider.js';
+export { attemptsOf } from './retry-attempts.js';
+export type { RetryInfo, WithRetryOptions } from './retry-options.js';
 export {
   type ScriptedOptions,
   ScriptedProvider,
@@ -7,3 +9,4 @@ export {
   scripted,
 } from './scripted-provider.js';
 export type { TurnContent, TurnToolCall } from './stream-turn.js';
+export { RetryingProvider, withRetry } from './with-retry.js';

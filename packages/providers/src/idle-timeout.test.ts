@@ -1,0 +1,80 @@
+import type { Clock } from '@mh/core';
+import { describe, expect, it } from 'vitest';
+import { idleTimeoutError, pullWithin } from './idle-timeout.js';
+
+/** A clock whose sleeps end at once, remembering the signal each was given. */
+function instantClock(): Clock & { readonly signals: (AbortSignal | undefined)[] } {
+  const signals: (AbortSignal | undefined)[] = [];
+  return {
+    signals,
+    now: () => 0,
+    sleep: async (_ms, signal) => {
+      signals.push(signal);
+    },
+  };
+}
+
+/** A clock whose sleeps never end (until their signal aborts, which they ignore). */
+const stoppedClock: Clock = { now: () => 0, sleep: () => new Promise<void>(() => {}) };
+
+const silent: AsyncIterator<number> = { next: () => new Promise(() => {}) };
+
+function counting(): AsyncIterator<number> {
+  let value = 0;
+  return { next: async () => ({ done: false, value: ++value }) };
+}
+
+describe('pullWithin', () => {
+  const signal = new AbortController().signal;
+
+  it('returns the next item and stops its idle sleep', async () => {
+    const clock = instantClock();
+    const pull = await pullWithin(counting(), { idleTimeoutMs: 1000, clock: stoppedClock, signal });
+    expect(pull).toEqual({ type: 'next', result: { done: false, value: 1 } });
+    await pullWithin(counting(), { idleTimeoutMs: 1000, clock, signal });
+    expect(clock.signals[0]?.aborted).toBe(true);
+  });
+
+  it('returns idle when the iterator is silent past the limit', async () => {
+    const pull = await pullWithin(silent, { idleTimeoutMs: 1000, clock: instantClock(), signal });
+    expect(pull).toEqual({ type: 'idle' });
+  });
+
+  it('never goes idle when the limit is 0', async () => {
+    const clock = instantClock();
+    const controller = new AbortController();
+    const pending = pullWithin(silent, { idleTimeoutMs: 0, clock, signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    expect(await pending).toEqual({ type: 'aborted' });
+    expect(clock.signals).toEqual([]);
+  });
+
+  it('returns an iterator failure instead of throwing it', async () => {
+    const failure = new Error('boom');
+    const failing: AsyncIterator<number> = {
+      next: () => {
+        throw failure;
+      },
+    };
+    const pull = await pullWithin(failing, { idleTimeoutMs: 0, clock: stoppedClock, signal });
+    expect(pull).toEqual({ type: 'error', error: failure });
+  });
+
+  it('returns aborted at once for an already aborted signal', async () => {
+    const pull = await pullWithin(silent, {
+      idleTimeoutMs: 1000,
+      clock: stoppedClock,
+      signal: AbortSignal.abort(),
+    });
+    expect(pull).toEqual({ type: 'aborted' });
+  });
+});
+
+describe('idleTimeoutError', () => {
+  it('is a retryable timeout naming the limit and the provider', () => {
+    const error = idleTimeoutError('anthropic', 30_000);
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true, provider: 'anthropic' });
+    expect(error.message).toContain('30000 ms');
+  });
+});
