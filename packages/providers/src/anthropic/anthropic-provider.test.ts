@@ -1,6 +1,6 @@
 import { ConfigError } from '@mh/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AnthropicProvider, anthropic, sdkSendsLegacyApiVersion } from './anthropic-provider.js';
+import { AnthropicProvider, anthropic } from './anthropic-provider.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -22,13 +22,5 @@ describe('anthropic', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
     expect(() => anthropic()).toThrow(ConfigError);
     expect(() => anthropic()).toThrow(/ANTHROPIC_API_KEY/);
-  });
-});
-
-describe('sdkSendsLegacyApiVersion', () => {
-  it('is true for 0.x SDKs (API 2023-06-01) and false from 1.0 (API 2026-10-21)', () => {
-    expect(sdkSendsLegacyApiVersion('0.79.0')).toBe(true);
-    expect(sdkSendsLegacyApiVersion('1.0.0')).toBe(false);
-    expect(sdkSendsLegacyApiVersion('1.16.0')).toBe(false);
   });
 });

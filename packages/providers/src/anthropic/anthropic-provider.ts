@@ -1,5 +1,4 @@
 import { Anthropic } from '@anthropic-ai/sdk';
-import { VERSION } from '@anthropic-ai/sdk/version';
 import {
   CancelledError,
   type ModelRequest,
@@ -36,14 +35,6 @@ async function readStart(response: Response, limit = 2048): Promise<string> {
 }
 
 /**
- * Whether an `@anthropic-ai/sdk` of this version sends `anthropic-version: 2023-06-01` (0.x), whose
- * Messages API still accepts `temperature`; 1.x sends 2026-10-21, which rejects it.
- */
-export function sdkSendsLegacyApiVersion(version: string): boolean {
-  return Number.parseInt(version, 10) < 1;
-}
-
-/**
  * The Anthropic Messages API as a `Provider`, on the official `@anthropic-ai/sdk`. It streams
  * every call (`stream: true`) and maps the raw events to unified `StreamEvent`s and every failure
  * to a `ProviderError` (or `CancelledError`). The SDK's own retries are off (`maxRetries: 0`):
@@ -73,7 +64,6 @@ export class AnthropicProvider implements Provider {
       cache: resolved.cache,
       thinkingBudgetTokens: resolved.thinkingBudgetTokens,
       defaultMaxOutputTokens: resolved.defaultMaxOutputTokens,
-      sendTemperature: true,
     };
     this.#timeoutMs = resolved.timeoutMs;
   }

@@ -55,12 +55,10 @@ describe('toAnthropicRequest', () => {
     ).toBe(4096);
   });
 
-  it('sends temperature only when the API version accepts it', () => {
+  it('sends temperature exactly when the request sets it', () => {
     const withTemperature = request({ temperature: 0.2 });
-    expect(toAnthropicRequest(withTemperature, noCache)).not.toHaveProperty('temperature');
-    expect(
-      toAnthropicRequest(withTemperature, { ...noCache, sendTemperature: true }),
-    ).toHaveProperty('temperature', 0.2);
+    expect(toAnthropicRequest(withTemperature, noCache)).toHaveProperty('temperature', 0.2);
+    expect(toAnthropicRequest(request(), noCache)).not.toHaveProperty('temperature');
   });
 
   it('enables extended thinking with the configured budget', () => {

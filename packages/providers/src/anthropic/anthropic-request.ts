@@ -15,12 +15,6 @@ export interface AnthropicRequestSettings {
   readonly thinkingBudgetTokens?: number;
   /** `max_tokens` when the request sets none. */
   readonly defaultMaxOutputTokens: number;
-  /**
-   * Whether the API version accepts `temperature`. API version 2026-10-21 (sent by
-   * `@anthropic-ai/sdk` 1.x) rejects every sampling parameter with a 400, even at its default;
-   * 2023-06-01 (SDK 0.x) accepts it. Default false.
-   */
-  readonly sendTemperature?: boolean;
 }
 
 /** The index of the latest message marked `meta.cacheBreakpoint === true` (-1: none). */
@@ -34,7 +28,7 @@ export function latestCacheBreakpoint(messages: readonly Message[]): number {
 /**
  * Maps a vendor-neutral request to the body of a streamed Messages API call. Pure: the same request
  * and settings always give the same body, so the cached prefix stays byte-stable. `temperature`
- * is sent only when `settings.sendTemperature` says the API version takes it. With caching on,
+ * is sent whenever the request sets it. With caching on,
  * breakpoints go on the system prompt, the last tool and the last block of the latest message
  * marked `meta.cacheBreakpoint` (a compaction summary), at most four in all.
  */
@@ -72,7 +66,7 @@ export function toAnthropicRequest(
       }),
     );
   }
-  if (request.temperature !== undefined && settings.sendTemperature === true) {
+  if (request.temperature !== undefined) {
     // Typed only by SDK 0.x; the field is sent as-is either way.
     (params as { temperature?: number }).temperature = request.temperature;
   }
