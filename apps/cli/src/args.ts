@@ -9,7 +9,9 @@ export class UsageError extends Error {
 export interface CliOptions {
   readonly help: boolean;
   readonly version: boolean;
-  readonly provider: 'fake' | undefined;
+  readonly provider: ProviderName | undefined;
+  readonly baseURL: string | undefined;
+  readonly api: 'chat' | 'responses' | undefined;
   readonly model: string | undefined;
   readonly system: string | undefined;
   readonly maxTurns: number | undefined;
@@ -21,7 +23,10 @@ export interface CliOptions {
   readonly prompt: string | undefined;
 }
 
-const PROVIDERS = ['fake'] as const;
+const PROVIDERS = ['fake', 'anthropic', 'openai'] as const;
+/** The providers `mh` can drive. */
+export type ProviderName = (typeof PROVIDERS)[number];
+const APIS = ['chat', 'responses'] as const;
 const GRANTS = ['write', 'exec'] as const;
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
@@ -64,10 +69,25 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (values.provider !== undefined) {
     if (!(PROVIDERS as readonly string[]).includes(values.provider)) {
       throw new UsageError(
-        `--provider '${values.provider}' is not available in this build (available: ${PROVIDERS.join(', ')})`,
+        `--provider expects one of ${PROVIDERS.join(', ')}, got '${values.provider}'`,
       );
     }
-    provider = values.provider as 'fake';
+    if (values.fake && values.provider !== 'fake') {
+      throw new UsageError(`--fake and --provider ${values.provider} contradict each other`);
+    }
+    provider = values.provider as ProviderName;
+  }
+  if (values.api !== undefined && !(APIS as readonly string[]).includes(values.api)) {
+    throw new UsageError(`--api expects chat or responses, got '${values.api}'`);
+  }
+  if (values.api !== undefined && provider !== 'openai') {
+    throw new UsageError('--api applies to --provider openai only');
+  }
+  if (values['base-url'] !== undefined) {
+    if (provider === 'fake' || provider === undefined)
+      throw new UsageError('--base-url needs --provider anthropic or openai');
+    if (!URL.canParse(values['base-url']))
+      throw new UsageError(`--base-url expects a URL, got '${values['base-url']}'`);
   }
   const grants = (values.grant ?? [])
     .flatMap((grant) => grant.split(','))
@@ -90,6 +110,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     help: values.help ?? false,
     version: values.version ?? false,
     provider,
+    baseURL: values['base-url'],
+    api: values.api as CliOptions['api'],
     model: values.model,
     system: values.system,
     maxTurns: positiveInteger('max-turns', values['max-turns']),
@@ -111,6 +133,8 @@ function parse(argv: readonly string[]) {
       version: { type: 'boolean', short: 'v' },
       fake: { type: 'boolean' },
       provider: { type: 'string' },
+      'base-url': { type: 'string' },
+      api: { type: 'string' },
       model: { type: 'string', short: 'm' },
       system: { type: 'string' },
       'max-turns': { type: 'string' },

@@ -1,16 +1,41 @@
-import { Agent, calculatorTool, fake, workspaceTools } from '@mh/sdk';
+import type { Provider } from '@mh/sdk';
+import { Agent, calculatorTool, fake, withRetry, workspaceTools } from '@mh/sdk';
 import type { CliOptions } from './args.js';
 import { UsageError } from './args.js';
 
-/** Builds the agent the command line describes. */
-export function buildAgent(options: CliOptions): Agent {
-  if (options.provider === undefined) {
-    throw new UsageError('choose a model provider: --fake runs the offline model (see mh --help)');
+/** The model used when `--model` is not given. */
+export const DEFAULT_MODELS: Readonly<Record<NonNullable<CliOptions['provider']>, string>> = {
+  fake: 'fake',
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-4o',
+};
+
+/** The provider the command line names; vendor SDKs load only when chosen. */
+async function buildProvider(options: CliOptions): Promise<Provider> {
+  switch (options.provider) {
+    case undefined:
+      throw new UsageError(
+        'choose a model provider: --fake runs the offline model (see mh --help)',
+      );
+    case 'fake':
+      return fake({ delayMs: options.fakeDelayMs });
+    case 'anthropic': {
+      const { anthropic } = await import('@mh/providers/anthropic');
+      return withRetry(anthropic({ baseURL: options.baseURL }));
+    }
+    case 'openai': {
+      const { openai } = await import('@mh/providers/openai');
+      return withRetry(openai({ baseURL: options.baseURL, api: options.api }));
+    }
   }
-  const provider = fake({ delayMs: options.fakeDelayMs });
+}
+
+/** Builds the agent the command line describes. */
+export async function buildAgent(options: CliOptions): Promise<Agent> {
+  const provider = await buildProvider(options);
   return new Agent({
     provider,
-    model: options.model ?? 'fake',
+    model: options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'],
     system: options.system,
     tools: [calculatorTool(), ...workspaceTools({ root: options.root })],
     permissions: { grants: options.grants },

@@ -3,13 +3,18 @@ export const HELP = `mh — the mini-harness agent at your terminal
 
 Usage:
   mh --fake "What is 6*7?"     answer one prompt, then exit
+  mh --provider anthropic "Summarise README.md"   use Claude (ANTHROPIC_API_KEY)
   mh --fake                    start a REPL (reads prompts line by line; also from a pipe)
   printf 'q1\\nq2\\n' | mh --fake  answer each piped line in one conversation, exit at end of input
 
 Provider:
   --fake                  the offline fake model (no key, no network); same as --provider fake
-  --provider NAME         model provider; available in this build: fake
-  -m, --model ID          model id (default for fake: fake)
+  --provider NAME         fake, anthropic (needs ANTHROPIC_API_KEY) or openai (needs OPENAI_API_KEY)
+  -m, --model ID          model id (defaults: claude-sonnet-4-5, gpt-4o, fake)
+  --base-url URL          another endpoint: an Anthropic proxy, or any OpenAI-compatible server
+                          (vLLM, Ollama, DeepSeek, OpenRouter…; a key is then optional)
+  --api chat|responses    OpenAI API to use (default chat: Chat Completions)
+  Real providers retry overloaded, rate-limited and broken calls with backoff (withRetry).
 
 Agent:
   --system TEXT           system prompt

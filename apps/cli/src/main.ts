@@ -20,7 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
-  const agent = buildAgent(options);
+  const agent = await buildAgent(options);
   const output: Output = {
     out: process.stdout,
     err: process.stderr,

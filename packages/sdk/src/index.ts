@@ -29,7 +29,14 @@ export {
   type Usage,
   validateHistory,
 } from '@mh/core';
-export { fake, type ScriptedTurn, scripted } from '@mh/providers';
+export {
+  fake,
+  RetryingProvider,
+  type ScriptedTurn,
+  scripted,
+  type WithRetryOptions,
+  withRetry,
+} from '@mh/providers';
 export {
   calculatorTool,
   defaultPermissionPolicy,
