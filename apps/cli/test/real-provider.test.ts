@@ -28,7 +28,7 @@ function serve(
   handler: (index: number, body: unknown) => { status: number; body: string; type?: string },
 ): Promise<{ url: string; bodies: unknown[] }> {
   const bodies: unknown[] = [];
-  server = createServer((request, response) => {
+  const created = createServer((request, response) => {
     let text = '';
     request.on('data', (part: Buffer) => {
       text += part.toString('utf8');
@@ -41,9 +41,10 @@ function serve(
       response.end(reply.body);
     });
   });
+  server = created;
   return new Promise((resolve) => {
-    server?.listen(0, '127.0.0.1', () => {
-      const { port } = server?.address() as AddressInfo;
+    created.listen(0, '127.0.0.1', () => {
+      const { port } = created.address() as AddressInfo;
       resolve({ url: `http://127.0.0.1:${port}/v1`, bodies });
     });
   });
