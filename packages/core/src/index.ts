@@ -74,13 +74,17 @@ export {
   type ToolSpec,
 } from './provider.js';
 export { type AgentEvent, RUN_STATUSES, type RunResult, type RunStatus } from './run-result.js';
-export type {
-  Checkpoint,
-  CheckpointMeta,
-  SessionInfo,
-  SessionState,
-  SessionStore,
-  ToolCallJournalEntry,
+export {
+  type BranchInfo,
+  type Checkpoint,
+  type CheckpointMeta,
+  type CommitOptions,
+  DEFAULT_BRANCH,
+  type PendingTurn,
+  type SessionInfo,
+  type SessionState,
+  type SessionStore,
+  type ToolCallJournalEntry,
 } from './session-store.js';
 export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
 export {

@@ -1,20 +1,35 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from './messages.js';
 import type { Usage } from './usage.js';
 
+/** The branch a new session starts on. */
+export const DEFAULT_BRANCH = 'main';
+
 /** A session as listed. */
 export interface SessionInfo {
   /** Session id. */
   readonly id: string;
-  /** Human title (first prompt, by default). */
+  /** Human title (the first prompt, by default). */
   readonly title?: string;
   /** Creation time, ms since epoch. */
   readonly createdAt: number;
   /** Last commit time, ms since epoch. */
   readonly updatedAt: number;
-  /** The branch new turns go to. */
+  /** The current branch: where `load` and `commit` go when no branch is named. */
   readonly branch: string;
-  /** Committed turns on that branch. */
+  /** Committed turns on the current branch. */
   readonly turns: number;
+}
+
+/** A branch as listed. */
+export interface BranchInfo {
+  /** Branch name, unique within its session. */
+  readonly name: string;
+  /** Head checkpoint id, or null for an empty branch. */
+  readonly head: string | null;
+  /** Committed turns from the root to the head. */
+  readonly turns: number;
+  /** When the head last moved, ms since epoch. */
+  readonly updatedAt: number;
 }
 
 /** Metadata stored with a checkpoint. */
@@ -25,13 +40,13 @@ export interface CheckpointMeta {
   readonly costUsd?: number;
   /** Model that answered. */
   readonly model?: string;
-  /** Free-form records (compactions, run id, …). */
+  /** Free-form JSON records: compactions (ids folded away, tokens, stage), the run id, … */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** An immutable snapshot: a parent plus the messages this turn appended. */
 export interface Checkpoint {
-  /** Content-derived id. */
+  /** Content-derived id (a hash of the parent id and the appended messages). */
   readonly id: string;
   /** The session. */
   readonly sessionId: string;
@@ -41,7 +56,7 @@ export interface Checkpoint {
   readonly turn: number;
   /** Commit time, ms since epoch. */
   readonly createdAt: number;
-  /** Ids of the messages appended by this checkpoint. */
+  /** Ids of the messages appended by this checkpoint, in order. */
   readonly messageIds: readonly string[];
   /** Usage, cost, model and other records. */
   readonly meta: CheckpointMeta;
@@ -55,49 +70,108 @@ export interface SessionState {
   readonly branch: string;
   /** Head checkpoint id, or null for an empty branch. Pass it as `expectedHead` to commit. */
   readonly head: string | null;
-  /** The full history from the root to the head. */
+  /** The full history from the root to the head, exactly as committed. */
   readonly messages: readonly Message[];
+  /** The checkpoints from the root to the head (for usage, compaction records, …). */
+  readonly checkpoints: readonly Checkpoint[];
 }
 
-/** A journaled tool call (written before it runs, completed when it finishes). */
+/** A journaled tool call: written before it runs, completed when it finishes. */
 export interface ToolCallJournalEntry {
   /** The call. */
   readonly call: ToolUseBlock;
-  /** Whether running the call again is safe. */
-  readonly idempotent: boolean;
-  /** The result, once finished; absent for a call that started and never finished. */
+  /** Whether it started (journalStart was written); false for a call that never started. */
+  readonly started: boolean;
+  /** The result, once finished; absent for a call that never finished. */
   readonly result?: ToolResultBlock;
 }
 
 /**
- * Persistence of conversations as content-addressed checkpoints with branches. Writes are
- * optimistic: `commit` fails with `SessionConflictError` when the head moved since `load`.
+ * A turn in flight: its assistant message is journaled before any of its tools run, so a crash
+ * before the commit leaves enough to resume without running a side effect twice.
+ */
+export interface PendingTurn {
+  /** The head the turn builds on; a pending turn whose base is no longer the head is stale. */
+  readonly baseHead: string | null;
+  /** The assistant message whose tool calls are running. */
+  readonly assistant: Message;
+  /** Its calls, in the message's order, with what the journal knows of each. */
+  readonly calls: readonly ToolCallJournalEntry[];
+}
+
+/** Where a commit goes and what it expects to find there. */
+export interface CommitOptions {
+  /**
+   * The head the writer loaded (`SessionState.head`); the commit fails with
+   * `SessionConflictError` if the branch head is anything else now.
+   */
+  readonly expectedHead: string | null;
+  /** The branch (default: the session's current branch). */
+  readonly branch?: string;
+}
+
+/**
+ * Persistence of conversations as content-addressed checkpoints with branches: the port
+ * `@mh/session-sqlite` implements. Messages are stored once by content hash, so storage grows with
+ * new content, not with history length. Writes are optimistic: `commit` fails with
+ * `SessionConflictError` when the head moved since it was loaded. Unknown sessions, branches and
+ * checkpoints are `ConfigError`s naming the id.
  */
 export interface SessionStore {
-  /** Creates a session (with a new id unless one is given). */
+  /** Creates a session (with a new id unless one is given) on an empty `main` branch. */
   createSession(options?: { readonly id?: string; readonly title?: string }): Promise<SessionInfo>;
+  /** The session, or undefined when there is none with this id. */
+  getSession(sessionId: string): Promise<SessionInfo | undefined>;
   /** Lists sessions, most recently updated first. */
   listSessions(): Promise<SessionInfo[]>;
   /** Deletes a session and everything only it references. */
   deleteSession(sessionId: string): Promise<void>;
   /** Loads a branch head (the session's current branch by default). */
   load(sessionId: string, branch?: string): Promise<SessionState>;
-  /** Appends a committed turn; throws `SessionConflictError` if the head is not `expectedHead`. */
+  /**
+   * Appends one committed turn (the assistant message and all its tool results, or a user prompt
+   * with them) as a new checkpoint and moves the branch head to it, atomically.
+   */
   commit(
     sessionId: string,
     turn: { readonly messages: readonly Message[]; readonly meta: CheckpointMeta },
-    options: { readonly expectedHead: string | null; readonly branch?: string },
+    options: CommitOptions,
   ): Promise<Checkpoint>;
   /** The checkpoints of a branch, root first. */
   listCheckpoints(sessionId: string, branch?: string): Promise<Checkpoint[]>;
-  /** Starts `newBranch` at an older checkpoint and makes it current; the old branch stays. */
-  rewind(sessionId: string, checkpointId: string, newBranch: string): Promise<SessionState>;
-  /** Records that a tool call is about to run. */
-  journalStart(sessionId: string, entry: ToolCallJournalEntry): Promise<void>;
-  /** Records that a tool call finished. */
-  journalEnd(sessionId: string, callId: string, result: ToolResultBlock): Promise<void>;
-  /** Journaled calls not yet covered by a committed checkpoint. */
-  pendingToolCalls(sessionId: string): Promise<ToolCallJournalEntry[]>;
-  /** Releases the store's resources. */
+  /** The branches of a session. */
+  listBranches(sessionId: string): Promise<BranchInfo[]>;
+  /**
+   * Starts `newBranch` at `checkpointId` (null: empty) and makes it the current branch; the old
+   * branch is left exactly as it was. Fails if `newBranch` exists.
+   */
+  rewind(sessionId: string, checkpointId: string | null, newBranch: string): Promise<SessionState>;
+  /** Starts `newBranch` at the head of `fromBranch` (default: current) and makes it current. */
+  fork(sessionId: string, newBranch: string, fromBranch?: string): Promise<SessionState>;
+  /** Makes an existing branch the current one. */
+  switchBranch(sessionId: string, branch: string): Promise<SessionState>;
+  /**
+   * Journals, durably, an assistant message whose tool calls are about to run, on top of
+   * `baseHead`; replaces any earlier pending turn of the branch. The next commit on the branch
+   * clears it.
+   */
+  journalTurn(
+    sessionId: string,
+    branch: string,
+    baseHead: string | null,
+    assistant: Message,
+  ): Promise<void>;
+  /** Records, durably, that a call of the pending turn is about to run. */
+  journalStart(sessionId: string, branch: string, callId: string): Promise<void>;
+  /** Records, durably, that a call of the pending turn finished with `result`. */
+  journalEnd(
+    sessionId: string,
+    branch: string,
+    callId: string,
+    result: ToolResultBlock,
+  ): Promise<void>;
+  /** The branch's pending turn (a crash between its tools and its commit leaves it), if any. */
+  pendingTurn(sessionId: string, branch: string): Promise<PendingTurn | undefined>;
+  /** Releases the store's resources; later calls fail. */
   close(): Promise<void>;
 }
