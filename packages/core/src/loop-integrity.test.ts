@@ -310,3 +310,72 @@ describe('runLoop usage of failed calls', () => {
     expect(result.usage).toEqual(usage);
   });
 });
+
+describe('runLoop persistence hooks', () => {
+  it('journals the assistant message before any tool runs and commits each whole turn', async () => {
+    const log: string[] = [];
+    const provider = new ScriptProvider([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', input: { n: 1 } },
+          { id: 'c2', name: 'echo', input: { n: 2 } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const executor = new StubExecutor({
+      echo: async (input) => {
+        log.push(`run ${JSON.stringify(input)}`);
+        return 'ok';
+      },
+    });
+    const { result } = await drainRun(
+      options({
+        provider,
+        tools: executor,
+        hooks: {
+          beforeTools: async (assistant) => {
+            log.push(`journal ${toolUsesOf(assistant).length} calls`);
+          },
+          toolStart: async (call) => {
+            log.push(`start ${call.id}`);
+          },
+          toolEnd: async (call, toolResult) => {
+            log.push(`end ${call.id} ${toolResult.isError}`);
+          },
+          turnCommitted: async (turn) => {
+            log.push(
+              `commit ${turn.turn}: ${turn.messages.map((message) => message.role).join(',')}`,
+            );
+          },
+        },
+      }),
+    );
+    expect(result.status).toBe('completed');
+    expect(log[0]).toBe('journal 2 calls');
+    expect(log.indexOf('start c1')).toBeLessThan(log.indexOf('run {"n":1}'));
+    expect(log.indexOf('end c1 false')).toBeGreaterThan(log.indexOf('run {"n":1}'));
+    expect(log.slice(-2)).toEqual(['commit 1: assistant,user', 'commit 2: assistant']);
+  });
+
+  it('ends the run with status error when a hook fails, history still valid', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ id: 'c1', name: 'echo' }] },
+      { text: 'done' },
+    ]);
+    const { result } = await drainRun(
+      options({
+        provider,
+        tools: new StubExecutor({ echo: echoTool }),
+        hooks: {
+          beforeTools: async () => {
+            throw new Error('disk full');
+          },
+        },
+      }),
+    );
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toBe('disk full');
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+});

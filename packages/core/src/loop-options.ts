@@ -3,11 +3,41 @@ import { assertImplements, assertOptions } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
 import { assertMessages } from './message-shape.js';
-import type { Message } from './messages.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from './messages.js';
 import { defaultPricing, type PricingTable } from './pricing.js';
 import type { Provider } from './provider.js';
 import type { ToolExecutor } from './tool.js';
 import type { Span, Tracer } from './tracer.js';
+import type { Usage } from './usage.js';
+
+/** A committed turn, as `LoopHooks.turnCommitted` receives it. */
+export interface CommittedTurn {
+  /** The turn number within the run (1-based). */
+  readonly turn: number;
+  /** The messages the turn appended: the assistant message, then the user message of results. */
+  readonly messages: readonly Message[];
+  /** Tokens of the turn's model call (discarded retries included). */
+  readonly usage: Usage;
+  /** Cost of the turn in USD. */
+  readonly costUsd: number;
+  /** The model that answered. */
+  readonly model: string;
+}
+
+/**
+ * Persistence hooks, awaited in order so what they write is durable before the loop goes on; a
+ * hook that throws ends the run with status `error`. A session store journals and commits here.
+ */
+export interface LoopHooks {
+  /** An assistant message whose tool calls are about to run (journal it before any runs). */
+  beforeTools?(assistant: Message): Promise<void>;
+  /** One of its calls is about to run. */
+  toolStart?(call: ToolUseBlock): Promise<void>;
+  /** That call finished with `result`. */
+  toolEnd?(call: ToolUseBlock, result: ToolResultBlock): Promise<void>;
+  /** A turn completed: its assistant message and all its results are in the history. */
+  turnCommitted?(turn: CommittedTurn): Promise<void>;
+}
 
 /** Everything one run of the loop needs. */
 export interface LoopOptions {
@@ -46,6 +76,8 @@ export interface LoopOptions {
    * consumer stops iterating early, when no `run-end` is ever yielded.
    */
   readonly onSettled?: (history: readonly Message[]) => void;
+  /** Persistence hooks (journal and commit). */
+  readonly hooks?: LoopHooks;
 }
 
 const LOOP_OPTION_KEYS = [
@@ -65,6 +97,7 @@ const LOOP_OPTION_KEYS = [
   'stopSequences',
   'runId',
   'onSettled',
+  'hooks',
 ];
 
 function isPositiveInteger(value: unknown): boolean {
@@ -115,6 +148,9 @@ export function checkLoopOptions(options: LoopOptions): Limits {
       options.stopSequences.some((sequence) => typeof sequence !== 'string'))
   ) {
     throw new ConfigError('stopSequences', 'expected an array of strings');
+  }
+  if (options.hooks !== undefined) {
+    assertOptions(options.hooks, ['beforeTools', 'toolStart', 'toolEnd', 'turnCommitted'], 'hooks');
   }
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new ConfigError('onSettled', 'expected a function');

@@ -167,7 +167,9 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         const calls = toolUsesOf(assistant);
 
         let repeatTrip: GuardTrippedError | undefined;
+        const turnStart = history.length - (assistant.content.length > 0 ? 1 : 0);
         if (calls.length > 0) {
+          await options.hooks?.beforeTools?.(assistant);
           const batch = yield* runToolBatch(calls, {
             executor: options.tools,
             run,
@@ -175,6 +177,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             parent: turnSpan,
             repeats,
             maxRepeatedCalls: limits.maxRepeatedCalls,
+            hooks: options.hooks,
           });
           if (batch.results.length > 0)
             history.push({ id: newMessageId(), role: 'user', content: batch.results });
@@ -183,6 +186,15 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             break;
           }
           repeatTrip = batch.repeatTrip;
+        }
+        if (history.length > turnStart) {
+          await options.hooks?.turnCommitted?.({
+            turn: turns,
+            messages: history.slice(turnStart),
+            usage: addUsage(end.usage, call.discardedUsage),
+            costUsd: call.costUsd,
+            model: end.model ?? options.model,
+          });
         }
         yield { type: 'turn-end', turn: turns, usage: end.usage, costUsd: call.costUsd };
 

@@ -1,6 +1,7 @@
 import { AsyncQueue } from './async-queue.js';
 import { GuardTrippedError, HarnessError } from './errors.js';
 import type { RepeatedCallCounter } from './limits.js';
+import type { LoopHooks } from './loop-options.js';
 import { messageProblem } from './message-shape.js';
 import { type ToolResultBlock, type ToolUseBlock, toolResult } from './messages.js';
 import type { AgentEvent } from './run-result.js';
@@ -16,6 +17,8 @@ export interface ToolBatchContext {
   readonly parent: Span;
   readonly repeats: RepeatedCallCounter;
   readonly maxRepeatedCalls: number | undefined;
+  /** Journaling of each call's start and end. */
+  readonly hooks?: LoopHooks;
 }
 
 /** The results of one turn's calls, and whether the repeated-call guard tripped. */
@@ -190,7 +193,9 @@ function tracingHooks(
       });
       onStart(call);
       try {
+        await context.hooks?.toolStart?.(call);
         const outcome = await context.tracer.withSpan(span, execute);
+        await context.hooks?.toolEnd?.(call, checkedResult(outcome));
         span.setAttributes({
           'mh.tool.status': outcome.status,
           'mh.tool.attempts': outcome.attempts,
