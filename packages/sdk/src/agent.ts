@@ -9,6 +9,8 @@ import {
   HarnessError,
   type Limits,
   type Message,
+  messageText,
+  newMessageId,
   type Permission,
   type PermissionPolicy,
   type PricingTable,
@@ -17,11 +19,23 @@ import {
   runLoop,
   type Tool,
   type ToolExecutor as ToolExecutorPort,
+  type ToolOutcome,
+  type ToolResultBlock,
+  type ToolUseBlock,
   type Tracer,
+  toolResult,
+  toolUsesOf,
   userMessage,
   validateLimits,
+  ZERO_USAGE,
 } from '@mh/core';
 import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
+import {
+  type AgentSession,
+  interruptedOutcomeText,
+  planRecovery,
+  SessionBinding,
+} from './session-binding.js';
 
 /** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
 export interface AgentPermissions {
@@ -59,6 +73,8 @@ export interface AgentOptions {
   readonly history?: readonly Message[];
   /** Time source (tests). */
   readonly clock?: Clock;
+  /** Persist the conversation: each turn is committed, each tool call journaled (crash-safe). */
+  readonly session?: AgentSession;
 }
 
 /** Per-run options. */
@@ -82,7 +98,25 @@ const OPTION_KEYS = [
   'temperature',
   'history',
   'clock',
+  'session',
 ];
+
+/** The result of a run that could not start (its prompt could not be committed). */
+function failedBeforeStart(error: unknown, history: readonly Message[]): RunResult {
+  return {
+    runId: newMessageId('run'),
+    status: 'error',
+    error: error instanceof Error ? error : new HarnessError(String(error)),
+    text: '',
+    turns: 0,
+    usage: ZERO_USAGE,
+    costUsd: 0,
+    durationMs: 0,
+    messages: history,
+    newMessages: [],
+    repairs: [],
+  };
+}
 
 /** Per-run limits over the agent's; a key set to `undefined` does not erase the agent's value. */
 function mergeLimits(base: Limits | undefined, override: Limits | undefined): Limits {
@@ -127,10 +161,17 @@ function checkPermissions(permissions: AgentPermissions | undefined): AgentPermi
   return permissions;
 }
 
-function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
+/** The executor and how to tell whether a tool is idempotent (for crash recovery). */
+interface AgentTools {
+  readonly executor: ToolExecutorPort | undefined;
+  readonly isIdempotent: (toolName: string) => boolean;
+}
+
+function buildExecutor(options: AgentOptions): AgentTools {
   const tools = options.tools;
-  if (tools === undefined) return undefined;
-  if (isExecutor(tools)) return tools;
+  if (tools === undefined) return { executor: undefined, isIdempotent: () => false };
+  // A foreign executor does not say which tools are idempotent: none is assumed to be.
+  if (isExecutor(tools)) return { executor: tools, isIdempotent: () => false };
   let registry: ToolRegistry;
   if (tools instanceof ToolRegistry) registry = tools;
   else if (Array.isArray(tools)) {
@@ -150,12 +191,13 @@ function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
   } else
     throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
   const permissions = checkPermissions(options.permissions);
-  return new ToolExecutor({
+  const executor = new ToolExecutor({
     registry,
     policy: permissions.policy,
     grants: permissions.grants,
     approve: permissions.approve,
   });
+  return { executor, isIdempotent: (name) => registry.get(name)?.idempotent === true };
 }
 
 /**
@@ -171,7 +213,10 @@ function buildExecutor(options: AgentOptions): ToolExecutorPort | undefined {
 export class Agent {
   readonly #options: AgentOptions;
   readonly #executor: ToolExecutorPort | undefined;
+  readonly #isIdempotent: (toolName: string) => boolean;
+  readonly #session: SessionBinding | undefined;
   #history: Message[];
+  #loaded = false;
   #running = false;
 
   constructor(options: AgentOptions) {
@@ -218,7 +263,16 @@ export class Agent {
     }
     checkPermissions(options.permissions);
     this.#options = options;
-    this.#executor = buildExecutor(options);
+    const tools = buildExecutor(options);
+    this.#executor = tools.executor;
+    this.#isIdempotent = tools.isIdempotent;
+    this.#session = options.session === undefined ? undefined : new SessionBinding(options.session);
+    if (options.session !== undefined && options.history !== undefined) {
+      throw new ConfigError(
+        'history',
+        'give either history or session: a session loads its own history',
+      );
+    }
     // Kept as given: the first run repairs it and reports each repair (history-repair, RunResult).
     this.#history = options.history ? [...options.history] : [];
   }
@@ -246,23 +300,77 @@ export class Agent {
 
   /**
    * Runs one prompt and yields every event as it happens; the last event is `run-end`. Stopping
-   * the iteration early cancels the run.
+   * the iteration early cancels the run. With a session, a turn a crash interrupted is finished
+   * first (its recovery events come before `run-start`).
    */
-  async *stream(
+  stream(
     prompt: string | Message,
     options: RunOptions = {},
   ): AsyncGenerator<AgentEvent, void, void> {
-    const message = this.#toMessage(prompt);
+    return this.#stream(this.#toMessage(prompt), options);
+  }
+
+  /**
+   * Continues a persisted conversation that stopped mid-run (a crash, a kill): finishes the
+   * interrupted turn without running a non-idempotent tool twice, then lets the model carry on if
+   * the last message awaits an answer. Resolves to undefined when there was nothing to resume.
+   */
+  async resume(options: RunOptions = {}): Promise<RunResult | undefined> {
+    let result: RunResult | undefined;
+    for await (const event of this.#stream(undefined, options)) {
+      if (event.type === 'run-end') result = event.result;
+    }
+    return result;
+  }
+
+  /** Loads the session's history (once); the first run does it on its own. */
+  async load(): Promise<readonly Message[]> {
+    if (this.#session && !this.#loaded) {
+      this.#history = await this.#session.load(undefined);
+      this.#loaded = true;
+    }
+    return this.history;
+  }
+
+  async *#stream(
+    message: Message | undefined,
+    options: RunOptions,
+  ): AsyncGenerator<AgentEvent, void, void> {
     assertOptions(options, ['signal', 'limits'], 'options');
     if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
     this.#assertIdle();
     this.#running = true;
+    const session = this.#session;
+    let settled = false;
     try {
+      if (session) {
+        if (!this.#loaded) {
+          this.#history = await session.load(
+            message ? messageText(message).slice(0, 80) : undefined,
+          );
+          this.#loaded = true;
+        }
+        yield* this.#recover(session, options.signal);
+      }
+      if (message) this.#history = [...this.#history, message];
+      else if (this.#history.at(-1)?.role !== 'user') return;
+      // The prompt is durable before the model sees it: a crash now resumes by answering it.
+      const refused = await session?.commitThrough(this.#history).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refused !== undefined) {
+        settled = true;
+        this.#loaded = false; // another writer moved the session: reload before the next run
+        if (message) this.#history = this.#history.slice(0, -1);
+        yield { type: 'run-end', result: failedBeforeStart(refused, this.#history) };
+        return;
+      }
       const loop = runLoop({
         provider: this.#options.provider,
         model: this.#options.model,
         system: this.#options.system,
-        history: [...this.#history, message],
+        history: this.#history,
         tools: this.#executor,
         limits: mergeLimits(this.#options.limits, options.limits),
         signal: options.signal,
@@ -271,15 +379,98 @@ export class Agent {
         maxOutputTokens: this.#options.maxOutputTokens,
         temperature: this.#options.temperature,
         clock: this.#options.clock,
+        hooks: session?.hooks(),
         // However the run ends (even if the caller stops iterating), keep its valid history.
         onSettled: (history) => {
           this.#history = [...history];
         },
       });
-      yield* loop;
+      for await (const event of loop) {
+        if (event.type === 'run-end' && session) {
+          settled = true;
+          yield { type: 'run-end', result: await this.#commitRest(session, event.result) };
+        } else {
+          yield event;
+        }
+      }
     } finally {
+      // A consumer that stopped early still leaves a committed, valid history behind.
+      if (session && !settled) await session.commitThrough(this.#history).catch(() => {});
       this.#running = false;
     }
+  }
+
+  /** Commits what the run left uncommitted (a cancelled turn); a failure makes the run an error. */
+  async #commitRest(session: SessionBinding, result: RunResult): Promise<RunResult> {
+    try {
+      await session.commitThrough(this.#history, {
+        extra: { runId: result.runId, status: result.status },
+      });
+      return result;
+    } catch (error) {
+      this.#loaded = false; // reload from the store next time: it is the source of truth
+      return {
+        ...result,
+        status: 'error',
+        error: error instanceof Error ? error : new HarnessError(String(error)),
+      };
+    }
+  }
+
+  /** Finishes the turn a crash interrupted (see `planRecovery`) and commits it. */
+  async *#recover(
+    session: SessionBinding,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<AgentEvent, void, void> {
+    const pending = await session.pendingTurn();
+    if (!pending) return;
+    const plan = planRecovery(pending, this.#isIdempotent);
+    const results = new Map<string, ToolResultBlock>();
+    const toRun: ToolUseBlock[] = [];
+    for (const action of plan) {
+      if (action.kind === 'run') toRun.push(action.call);
+      else results.set(action.result.toolUseId, action.result);
+    }
+    if (toRun.length > 0 && this.#executor) {
+      const hooks = session.hooks();
+      const yieldQueue: AgentEvent[] = [];
+      const context = {
+        signal: signal ?? new AbortController().signal,
+        hooks: {
+          around: async (call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
+            yieldQueue.push({ type: 'tool-execution-start', call });
+            await hooks.toolStart?.(call);
+            const outcome = await execute();
+            await hooks.toolEnd?.(call, outcome.result);
+            return outcome;
+          },
+        },
+      };
+      for await (const outcome of this.#executor.execute(toRun, context)) {
+        yield* yieldQueue.splice(0);
+        results.set(outcome.call.id, outcome.result);
+        yield { type: 'tool-execution-end', outcome };
+      }
+    }
+    const answered = toolUsesOf(pending.assistant).map(
+      (call) => results.get(call.id) ?? toolResult(call.id, interruptedOutcomeText(call), true),
+    );
+    const turn: Message[] = [
+      pending.assistant,
+      { id: newMessageId(), role: 'user', content: answered },
+    ];
+    this.#history = [...this.#history, ...turn];
+    await session.commitThrough(this.#history, { extra: { recovered: true } });
+    yield {
+      type: 'history-repair',
+      repairs: [
+        {
+          kind: 'synthesized-result',
+          messageId: pending.assistant.id,
+          detail: `resumed an interrupted turn: ${toRun.length} call(s) run, ${plan.filter((action) => action.kind === 'interrupted').length} reported as interrupted`,
+        },
+      ],
+    };
   }
 
   #toMessage(prompt: string | Message): Message {

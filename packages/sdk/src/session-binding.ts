@@ -1,0 +1,141 @@
+import {
+  type CheckpointMeta,
+  ConfigError,
+  DEFAULT_BRANCH,
+  type LoopHooks,
+  type Message,
+  type PendingTurn,
+  type SessionStore,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  toolResult,
+  toolUsesOf,
+} from '@mh/core';
+
+/** Where an agent's conversation persists. */
+export interface AgentSession {
+  /** The store, e.g. `await openSqliteStore('mh.db')`. */
+  readonly store: SessionStore;
+  /** The session id; created on first use when it does not exist. */
+  readonly id: string;
+  /** The branch to work on (default: the session's current branch). */
+  readonly branch?: string;
+  /** Title for a new session (default: the first prompt). */
+  readonly title?: string;
+}
+
+/** What recovery decided for one call of an interrupted turn. */
+export type RecoveryAction =
+  | { readonly kind: 'keep'; readonly result: ToolResultBlock }
+  | { readonly kind: 'run'; readonly call: ToolUseBlock }
+  | { readonly kind: 'interrupted'; readonly result: ToolResultBlock };
+
+/** The result text the model reads for a non-idempotent call a crash interrupted. */
+export function interruptedOutcomeText(call: ToolUseBlock): string {
+  return (
+    `The call ${call.name} was interrupted (the process stopped while it ran) and its outcome is ` +
+    'unknown. It was not run again because it is not idempotent: check its effect before retrying.'
+  );
+}
+
+/**
+ * Decides, call by call, how to finish a turn a crash interrupted: a finished call keeps its
+ * journaled result; a call that never started runs now; a started, unfinished call runs again
+ * only if its tool is idempotent, else the model is told its outcome is unknown. No
+ * non-idempotent tool ever runs twice because of a crash.
+ */
+export function planRecovery(
+  pending: PendingTurn,
+  isIdempotent: (toolName: string) => boolean,
+): RecoveryAction[] {
+  const entries = new Map(pending.calls.map((entry) => [entry.call.id, entry]));
+  return toolUsesOf(pending.assistant).map((call): RecoveryAction => {
+    const entry = entries.get(call.id);
+    if (entry?.result) return { kind: 'keep', result: entry.result };
+    if (!entry?.started || isIdempotent(call.name)) return { kind: 'run', call };
+    return { kind: 'interrupted', result: toolResult(call.id, interruptedOutcomeText(call), true) };
+  });
+}
+
+/**
+ * An agent's link to its session: it loads the branch, commits each turn with optimistic
+ * concurrency, and journals tool calls so a crash can be resumed safely.
+ */
+export class SessionBinding {
+  readonly #session: AgentSession;
+  #branch: string;
+  #head: string | null = null;
+  #committed = 0;
+
+  constructor(session: AgentSession) {
+    if (session === null || typeof session !== 'object')
+      throw new ConfigError('session', 'expected an object');
+    if (typeof session.store?.commit !== 'function')
+      throw new ConfigError('session.store', 'expected a SessionStore');
+    if (typeof session.id !== 'string' || session.id.trim() === '') {
+      throw new ConfigError('session.id', 'expected a non-empty string');
+    }
+    this.#session = session;
+    this.#branch = session.branch ?? DEFAULT_BRANCH;
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.#session.id;
+  }
+
+  /** The branch in use. */
+  get branch(): string {
+    return this.#branch;
+  }
+
+  /** Loads (creating the session if needed) and returns the committed history. */
+  async load(titleHint: string | undefined): Promise<Message[]> {
+    const { store, id } = this.#session;
+    const info = await store.getSession(id);
+    if (!info) await store.createSession({ id, title: this.#session.title ?? titleHint });
+    const state = await store.load(id, this.#session.branch ?? info?.branch);
+    this.#branch = state.branch;
+    this.#head = state.head;
+    this.#committed = state.messages.length;
+    return [...state.messages];
+  }
+
+  /** The interrupted turn of this branch, if one was journaled on top of the current head. */
+  async pendingTurn(): Promise<PendingTurn | undefined> {
+    const pending = await this.#session.store.pendingTurn(this.#session.id, this.#branch);
+    return pending && pending.baseHead === this.#head ? pending : undefined;
+  }
+
+  /** Commits `history` beyond what is already committed, as one checkpoint. */
+  async commitThrough(history: readonly Message[], meta: CheckpointMeta = {}): Promise<void> {
+    if (history.length <= this.#committed) return;
+    await this.#commit(history.slice(this.#committed), meta);
+  }
+
+  /** Hooks for the loop: journal before tools run, commit each whole turn. */
+  hooks(): LoopHooks {
+    const { store, id } = this.#session;
+    return {
+      beforeTools: (assistant) => store.journalTurn(id, this.#branch, this.#head, assistant),
+      toolStart: (call) => store.journalStart(id, this.#branch, call.id),
+      toolEnd: (call, result) => store.journalEnd(id, this.#branch, call.id, result),
+      turnCommitted: (turn) =>
+        this.#commit(turn.messages, {
+          usage: turn.usage,
+          costUsd: turn.costUsd,
+          model: turn.model,
+        }),
+    };
+  }
+
+  async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {
+    const checkpoint = await this.#session.store.commit(
+      this.#session.id,
+      { messages, meta },
+      { expectedHead: this.#head, branch: this.#branch },
+    );
+    this.#head = checkpoint.id;
+    this.#committed += messages.length;
+  }
+}
