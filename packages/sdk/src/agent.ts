@@ -3,202 +3,33 @@ import {
   assertImplements,
   assertMessages,
   assertOptions,
-  type Clock,
   ConfigError,
   defaultPricing,
   HarnessError,
-  type Limits,
   type Message,
   messageText,
   newMessageId,
-  type Permission,
-  type PermissionPolicy,
-  type PricingTable,
-  type Provider,
   type RunResult,
   runLoop,
-  type Tool,
   type ToolExecutor as ToolExecutorPort,
   type ToolOutcome,
   type ToolResultBlock,
   type ToolUseBlock,
-  type Tracer,
   toolResult,
   toolUsesOf,
   userMessage,
   validateLimits,
-  ZERO_USAGE,
 } from '@mh/core';
-import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
 import {
-  type AgentSession,
-  interruptedOutcomeText,
-  planRecovery,
-  SessionBinding,
-} from './session-binding.js';
-
-/** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
-export interface AgentPermissions {
-  /** Permissions granted outright, e.g. `['write']`. */
-  readonly grants?: readonly Permission[];
-  /** Asked for each call whose permission is not granted; true allows it. */
-  readonly approve?: ApproveCallback;
-  /** A policy replacing the default one (grants and approve are then ignored). */
-  readonly policy?: PermissionPolicy;
-}
-
-/** Configuration of an `Agent`. */
-export interface AgentOptions {
-  /** The model provider: `fake()`, `anthropic()`, `openai()`, … */
-  readonly provider: Provider;
-  /** Model id sent to the provider. */
-  readonly model: string;
-  /** System prompt. */
-  readonly system?: string;
-  /** Tools: a list, a registry, or a ready executor (then `permissions` is ignored). */
-  readonly tools?: readonly Tool[] | ToolRegistry | ToolExecutorPort;
-  /** Permission policy for the default executor. */
-  readonly permissions?: AgentPermissions;
-  /** Guards applied to every run (a run may override them). */
-  readonly limits?: Limits;
-  /** Receives spans. */
-  readonly tracer?: Tracer;
-  /** Prices for cost accounting and the cost guard. */
-  readonly pricing?: PricingTable;
-  /** Cap on generated tokens per model call. */
-  readonly maxOutputTokens?: number;
-  /** Sampling temperature. */
-  readonly temperature?: number;
-  /** History to start from (repaired if needed). */
-  readonly history?: readonly Message[];
-  /** Time source (tests). */
-  readonly clock?: Clock;
-  /** Persist the conversation: each turn is committed, each tool call journaled (crash-safe). */
-  readonly session?: AgentSession;
-}
-
-/** Per-run options. */
-export interface RunOptions {
-  /** Cancels the run; it ends with status `cancelled` and a valid history. */
-  readonly signal?: AbortSignal;
-  /** Guards for this run, merged over the agent's. */
-  readonly limits?: Limits;
-}
-
-const OPTION_KEYS = [
-  'provider',
-  'model',
-  'system',
-  'tools',
-  'permissions',
-  'limits',
-  'tracer',
-  'pricing',
-  'maxOutputTokens',
-  'temperature',
-  'history',
-  'clock',
-  'session',
-];
-
-/** The result of a run that could not start (its prompt could not be committed). */
-function failedBeforeStart(error: unknown, history: readonly Message[]): RunResult {
-  return {
-    runId: newMessageId('run'),
-    status: 'error',
-    error: error instanceof Error ? error : new HarnessError(String(error)),
-    text: '',
-    turns: 0,
-    usage: ZERO_USAGE,
-    costUsd: 0,
-    durationMs: 0,
-    messages: history,
-    newMessages: [],
-    repairs: [],
-  };
-}
-
-/** Per-run limits over the agent's; a key set to `undefined` does not erase the agent's value. */
-function mergeLimits(base: Limits | undefined, override: Limits | undefined): Limits {
-  const merged: Record<string, number | undefined> = { ...base };
-  for (const [key, value] of Object.entries(override ?? {}))
-    if (value !== undefined) merged[key] = value;
-  return merged as Limits;
-}
-
-function isExecutor(value: unknown): value is ToolExecutorPort {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as ToolExecutorPort).execute === 'function'
-  );
-}
-
-const GRANTABLE = new Set(['read', 'write', 'exec']);
-
-function checkPermissions(permissions: AgentPermissions | undefined): AgentPermissions {
-  if (permissions === undefined) return {};
-  if (typeof permissions !== 'object' || permissions === null) {
-    throw new ConfigError('permissions', 'expected an object');
-  }
-  assertOptions(permissions, ['grants', 'approve', 'policy'], 'permissions');
-  const { grants, approve, policy } = permissions;
-  if (
-    grants !== undefined &&
-    (!Array.isArray(grants) || grants.some((grant) => !GRANTABLE.has(grant)))
-  ) {
-    throw new ConfigError('permissions.grants', "expected an array of 'read', 'write' or 'exec'");
-  }
-  if (approve !== undefined && typeof approve !== 'function') {
-    throw new ConfigError('permissions.approve', 'expected a function');
-  }
-  if (policy !== undefined && typeof policy?.check !== 'function') {
-    throw new ConfigError(
-      'permissions.policy',
-      'expected a PermissionPolicy with a check() method',
-    );
-  }
-  return permissions;
-}
-
-/** The executor and how to tell whether a tool is idempotent (for crash recovery). */
-interface AgentTools {
-  readonly executor: ToolExecutorPort | undefined;
-  readonly isIdempotent: (toolName: string) => boolean;
-}
-
-function buildExecutor(options: AgentOptions): AgentTools {
-  const tools = options.tools;
-  if (tools === undefined) return { executor: undefined, isIdempotent: () => false };
-  // A foreign executor does not say which tools are idempotent: none is assumed to be.
-  if (isExecutor(tools)) return { executor: tools, isIdempotent: () => false };
-  let registry: ToolRegistry;
-  if (tools instanceof ToolRegistry) registry = tools;
-  else if (Array.isArray(tools)) {
-    tools.forEach((tool: unknown, index) => {
-      const candidate = tool as Partial<Tool> | null;
-      if (
-        typeof candidate !== 'object' ||
-        candidate === null ||
-        typeof candidate.name !== 'string' ||
-        typeof candidate.run !== 'function' ||
-        typeof candidate.schema?.parse !== 'function'
-      ) {
-        throw new ConfigError(`tools[${index}]`, 'expected a Tool (use defineTool)');
-      }
-    });
-    registry = new ToolRegistry(tools);
-  } else
-    throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
-  const permissions = checkPermissions(options.permissions);
-  const executor = new ToolExecutor({
-    registry,
-    policy: permissions.policy,
-    grants: permissions.grants,
-    approve: permissions.approve,
-  });
-  return { executor, isIdempotent: (name) => registry.get(name)?.idempotent === true };
-}
+  type AgentOptions,
+  buildExecutor,
+  checkPermissions,
+  failedBeforeStart,
+  mergeLimits,
+  OPTION_KEYS,
+  type RunOptions,
+} from './agent-options.js';
+import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-binding.js';
 
 /**
  * An agent: a model, a conversation, tools and the loop. Each `run` continues the same

@@ -45,4 +45,14 @@ export {
   ToolRegistry,
   workspaceTools,
 } from '@mh/tools';
-export { Agent, type AgentOptions, type AgentPermissions, type RunOptions } from './agent.js';
+export { Agent } from './agent.js';
+export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
+export {
+  type AgentSession,
+  type AgentSession,
+  interruptedOutcomeText,
+  interruptedOutcomeText,
+  planRecovery,
+  type RecoveryAction,
+  type RecoveryAction,
+} from './session-binding.js';
