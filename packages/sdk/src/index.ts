@@ -49,10 +49,7 @@ export { Agent } from './agent.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
 export {
   type AgentSession,
-  type AgentSession,
-  interruptedOutcomeText,
   interruptedOutcomeText,
   planRecovery,
-  type RecoveryAction,
   type RecoveryAction,
 } from './session-binding.js';
