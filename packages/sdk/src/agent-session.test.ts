@@ -188,3 +188,35 @@ describe('Agent with a session', () => {
     ).toThrow(expect.objectContaining({ field: 'history' }));
   });
 });
+
+describe('Agent branches', () => {
+  it('rewinds to an earlier turn on a new branch and leaves the old branch as it was', async () => {
+    const store = new MemorySessionStore();
+    const agent = new Agent({
+      provider: scripted([{ text: 'one' }, { text: 'two' }, { text: 'two, again' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    await agent.run('first');
+    await agent.run('second');
+    const before = JSON.stringify((await store.load('s1', 'main')).messages);
+    const checkpoints = await store.listCheckpoints('s1');
+    const afterFirstAnswer = checkpoints.find((checkpoint) => checkpoint.turn === 2);
+    await agent.rewind(afterFirstAnswer?.id ?? null, 'retry');
+    await agent.run('second, differently');
+    expect(JSON.stringify((await store.load('s1', 'main')).messages)).toBe(before);
+    const retry = await store.load('s1', 'retry');
+    expect(retry.messages.map((message) => message.content[0])).toEqual([
+      { type: 'text', text: 'first' },
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'second, differently' },
+      { type: 'text', text: 'two, again' },
+    ]);
+    expect(agent.session).toEqual({ id: 's1', branch: 'retry' });
+  });
+
+  it('refuses branch operations without a session, naming session', async () => {
+    const agent = new Agent({ provider: scripted([]), model: 'm' });
+    await expect(agent.fork('x')).rejects.toMatchObject({ field: 'session' });
+  });
+});

@@ -163,6 +163,46 @@ export class Agent {
     return this.history;
   }
 
+  /** The session id and branch in use, when the agent has a session. */
+  get session(): { readonly id: string; readonly branch: string } | undefined {
+    return this.#session ? { id: this.#session.id, branch: this.#session.branch } : undefined;
+  }
+
+  /**
+   * Starts `newBranch` at an earlier checkpoint (null: an empty conversation) and continues there;
+   * the old branch stays as it was.
+   */
+  async rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]> {
+    const session = this.#requireSession('rewind');
+    await this.load();
+    this.#history = session.adopt(await session.store.rewind(session.id, checkpointId, newBranch));
+    return this.history;
+  }
+
+  /** Starts `newBranch` at the current head and continues there. */
+  async fork(newBranch: string): Promise<readonly Message[]> {
+    const session = this.#requireSession('fork');
+    await this.load();
+    this.#history = session.adopt(await session.store.fork(session.id, newBranch, session.branch));
+    return this.history;
+  }
+
+  /** Continues on another existing branch. */
+  async switchBranch(branch: string): Promise<readonly Message[]> {
+    const session = this.#requireSession('switchBranch');
+    this.#assertIdle();
+    this.#history = session.adopt(await session.store.switchBranch(session.id, branch));
+    this.#loaded = true;
+    return this.history;
+  }
+
+  #requireSession(method: string): SessionBinding {
+    this.#assertIdle();
+    if (!this.#session)
+      throw new ConfigError('session', `${method}() needs an agent created with a session`);
+    return this.#session;
+  }
+
   async *#stream(
     message: Message | undefined,
     options: RunOptions,

@@ -5,6 +5,7 @@ import {
   type LoopHooks,
   type Message,
   type PendingTurn,
+  type SessionState,
   type SessionStore,
   type ToolResultBlock,
   type ToolUseBlock,
@@ -95,6 +96,19 @@ export class SessionBinding {
     const info = await store.getSession(id);
     if (!info) await store.createSession({ id, title: this.#session.title ?? titleHint });
     const state = await store.load(id, this.#session.branch ?? info?.branch);
+    this.#branch = state.branch;
+    this.#head = state.head;
+    this.#committed = state.messages.length;
+    return [...state.messages];
+  }
+
+  /** The session's store. */
+  get store(): SessionStore {
+    return this.#session.store;
+  }
+
+  /** Moves to another branch (after a rewind, fork or switch) and returns its history. */
+  adopt(state: SessionState): Message[] {
     this.#branch = state.branch;
     this.#head = state.head;
     this.#committed = state.messages.length;
