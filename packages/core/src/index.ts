@@ -32,6 +32,10 @@ export {
   validateHistory,
 } from './history.js';
 export {
+  InMemoryTracer,
+  type InMemoryTracerOptions,
+} from './in-memory-tracer.js';
+export {
   DEFAULT_MAX_TURNS,
   type Limits,
   MAX_TIMEOUT_MS,
@@ -60,8 +64,15 @@ export {
   toolUsesOf,
   userMessage,
 } from './messages.js';
+export {
+  type LatencyMetrics,
+  metricsFromSpans,
+  type SpanMetrics,
+  type TokenCounts,
+} from './metrics-from-spans.js';
 export { lookupModel } from './model-lookup.js';
 export { defaultModels, type ModelInfo, ModelTable } from './model-table.js';
+export { percentile } from './percentile.js';
 export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
 export {
   type JsonSchema,
@@ -86,6 +97,16 @@ export {
   type SessionStore,
   type ToolCallJournalEntry,
 } from './session-store.js';
+export { errorKind, recordFailure } from './span-failure.js';
+export {
+  childrenBySpanId,
+  SPAN_STATUSES,
+  type SpanEventRecord,
+  type SpanRecord,
+  type SpanStatus,
+  spanDurationMs,
+  subtreeOf,
+} from './span-record.js';
 export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
 export {
   estimateBlockTokens,
@@ -114,6 +135,7 @@ export {
   type ToolSchema,
   toolSpec,
 } from './tool.js';
+export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './trace-vocabulary.js';
 export {
   type Attributes,
   type AttributeValue,

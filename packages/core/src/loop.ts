@@ -5,12 +5,14 @@ import { HistoryChecker } from './history-checker.js';
 import { DEFAULT_MAX_TURNS, RepeatedCallCounter } from './limits.js';
 import { checkLoopOptions, type LoopOptions } from './loop-options.js';
 import { type Message, messageText, newMessageId, toolUsesOf } from './messages.js';
-import { streamModelCall } from './model-call.js';
+import { streamModelCall, usageAttributes } from './model-call.js';
 import { defaultPricing } from './pricing.js';
 import type { StopReason } from './provider.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
+import { recordFailure } from './span-failure.js';
 import { runToolBatch } from './tool-batch.js';
+import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS } from './trace-vocabulary.js';
 import { noopTracer, SPAN_NAMES } from './tracer.js';
 import { addUsage, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
 
@@ -52,9 +54,10 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
   const runSpan = tracer.startSpan(SPAN_NAMES.run, {
     parent: options.parentSpan,
     attributes: {
-      'mh.run.id': runId,
-      'gen_ai.request.model': options.model,
-      'gen_ai.provider.name': options.provider.name,
+      [A.operationName]: GEN_AI_OPERATIONS.run,
+      [A.runId]: runId,
+      [A.requestModel]: options.model,
+      [A.providerName]: options.provider.name,
     },
   });
 
@@ -107,7 +110,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
       yield { type: 'turn-start', turn: turns };
       const turnSpan = tracer.startSpan(SPAN_NAMES.turn, {
         parent: runSpan,
-        attributes: { 'mh.turn': turns },
+        attributes: { [A.turn]: turns },
       });
       try {
         const violations = checker.check(history);
@@ -125,7 +128,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             temperature: options.temperature,
             stopSequences: options.stopSequences,
           },
-          { provider: options.provider, run, tracer, parent: turnSpan, pricing },
+          { provider: options.provider, run, tracer, parent: turnSpan, pricing, clock },
         );
         usage = addUsage(usage, call.discardedUsage);
         costUsd += call.costUsd;
@@ -213,6 +216,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           error: error instanceof Error ? error : new HarnessError(String(error)),
         };
       } finally {
+        if (stop?.status === 'error') recordFailure(turnSpan, stop.error);
         turnSpan.end();
       }
     }
@@ -222,7 +226,12 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     if (!loopEnded) {
       // The consumer stopped iterating early: no result will be read, but the history must settle.
       settle('cancelled');
-      runSpan.setAttributes({ 'mh.run.status': 'cancelled', 'mh.turns': turns });
+      runSpan.setAttributes({
+        ...usageAttributes(usage),
+        [A.runStatus]: 'cancelled',
+        [A.turns]: turns,
+        [A.costUsd]: costUsd,
+      });
       runSpan.end();
     }
   }
@@ -249,12 +258,15 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     repairs,
   };
   runSpan.setAttributes({
-    'mh.run.status': status,
-    'mh.guard': result.guard,
-    'mh.turns': turns,
-    'mh.cost_usd': costUsd,
+    ...usageAttributes(usage),
+    [A.runStatus]: status,
+    [A.guard]: result.guard,
+    [A.guardLimit]: stop?.status === 'guard' ? stop.error.limit : undefined,
+    [A.guardValue]: stop?.status === 'guard' ? stop.error.value : undefined,
+    [A.turns]: turns,
+    [A.costUsd]: costUsd,
   });
-  if (stop?.status === 'error') runSpan.recordError(stop.error);
+  if (stop?.status === 'error') recordFailure(runSpan, stop.error);
   runSpan.end();
   yield { type: 'run-end', result };
   return result;

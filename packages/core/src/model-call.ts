@@ -1,10 +1,14 @@
+import { type Clock, systemClock } from './clock.js';
+import { finishReason, inferenceDetails } from './content-capture.js';
 import { HarnessError, ProviderError } from './errors.js';
 import { messageProblem } from './message-shape.js';
 import type { ContentBlock } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelRequest, Provider, StreamEvent } from './provider.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
-import { SPAN_NAMES, type Span, type Tracer } from './tracer.js';
+import { recordFailure } from './span-failure.js';
+import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS, SPAN_EVENTS } from './trace-vocabulary.js';
+import { type Attributes, SPAN_NAMES, type Span, type Tracer } from './tracer.js';
 import { addUsage, promptTokens, type Usage, ZERO_USAGE } from './usage.js';
 
 /** The last event of a complete model call. */
@@ -31,6 +35,8 @@ export interface ModelCallContext {
   readonly tracer: Tracer;
   readonly parent: Span;
   readonly pricing: PricingTable;
+  /** Time source of the time to first token (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -46,11 +52,17 @@ export async function* streamModelCall(
   const span = context.tracer.startSpan(SPAN_NAMES.model, {
     parent: context.parent,
     attributes: {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': provider.name,
-      'gen_ai.request.model': request.model,
+      [A.operationName]: GEN_AI_OPERATIONS.model,
+      [A.providerName]: provider.name,
+      [A.requestModel]: request.model,
+      [A.requestMaxTokens]: request.maxOutputTokens,
+      [A.requestTemperature]: request.temperature,
     },
   });
+  const clock = context.clock ?? systemClock;
+  const startedAt = clock.now();
+  let firstChunkAt: number | undefined;
+  let attempts = 1;
   const partial: ContentBlock[] = [];
   let text = '';
   const flushText = (): void => {
@@ -69,6 +81,7 @@ export async function* streamModelCall(
         const next = await run.race(iterator.next());
         if (next === ABORTED || next.done) break;
         const event = next.value;
+        if (firstChunkAt === undefined && isChunk(event)) firstChunkAt = clock.now();
         if (event.type === 'text-delta') text += event.text;
         else if (event.type === 'tool-call-end') {
           flushText();
@@ -90,7 +103,14 @@ export async function* streamModelCall(
           text = '';
           if (event.usage) discardedUsage = addUsage(discardedUsage, event.usage);
           attemptUsage = undefined;
-        } else if (event.type === 'usage') attemptUsage = event.usage;
+          attempts++;
+          span.addEvent(SPAN_EVENTS.retry, {
+            [A.retryAttempt]: event.attempt,
+            [A.retryReason]: event.reason,
+          });
+        } else if (event.type === 'message-start' && event.id)
+          span.setAttribute(A.responseId, event.id);
+        else if (event.type === 'usage') attemptUsage = event.usage;
         else if (event.type === 'message-end') end = event;
         yield event;
       }
@@ -124,8 +144,19 @@ export async function* streamModelCall(
   }
   if (end === undefined && attemptUsage) discardedUsage = addUsage(discardedUsage, attemptUsage);
   const discardedCost = context.pricing.cost(request.model, discardedUsage) ?? 0;
+  span.setAttributes({
+    [A.retryAttempts]: attempts,
+    [A.timeToFirstTokenMs]: firstChunkAt === undefined ? undefined : firstChunkAt - startedAt,
+  });
+  if (context.tracer.captureContent === true) {
+    span.addEvent(
+      SPAN_EVENTS.inferenceDetails,
+      inferenceDetails(request, end && { message: end.message, stopReason: end.stopReason }),
+    );
+  }
   if (failure !== undefined || end === undefined) {
-    if (failure) span.recordError(failure);
+    span.setAttributes({ ...usageAttributes(discardedUsage), [A.costUsd]: discardedCost });
+    if (failure) recordFailure(span, failure);
     span.end();
     return { costUsd: discardedCost, discardedUsage, error: failure, partial };
   }
@@ -135,16 +166,35 @@ export async function* streamModelCall(
   const price =
     context.pricing.cost(model, end.usage) ?? context.pricing.cost(request.model, end.usage) ?? 0;
   const costUsd = price + discardedCost;
+  span.setAttributes(usageAttributes(addUsage(end.usage, discardedUsage)));
   span.setAttributes({
-    'gen_ai.response.model': model,
-    'gen_ai.usage.input_tokens': promptTokens(end.usage),
-    'gen_ai.usage.output_tokens': end.usage.outputTokens,
-    'mh.cache.read_tokens': end.usage.cacheReadTokens,
-    'mh.cache.write_tokens': end.usage.cacheWriteTokens,
-    'mh.cost_usd': costUsd,
-    'mh.retry.discarded_output_tokens': discardedUsage.outputTokens,
-    'gen_ai.response.finish_reasons': [end.stopReason],
+    [A.responseModel]: model,
+    [A.costUsd]: costUsd,
+    [A.retryDiscardedOutputTokens]: discardedUsage.outputTokens,
+    [A.responseFinishReasons]: [finishReason(end.stopReason)],
+    [A.stopReason]: end.stopReason,
   });
   span.end();
   return { end, costUsd, discardedUsage, partial };
+}
+
+/** Whether an event is streamed content (the first one marks the time to first token). */
+function isChunk(event: StreamEvent): boolean {
+  return (
+    event.type === 'text-delta' ||
+    event.type === 'thinking-delta' ||
+    event.type === 'tool-call-start'
+  );
+}
+
+/** A call's usage as span attributes: GenAI counts (prompt includes cache) and ours. */
+export function usageAttributes(usage: Usage): Attributes {
+  return {
+    [A.usageInputTokens]: promptTokens(usage),
+    [A.usageOutputTokens]: usage.outputTokens,
+    [A.usageCacheReadTokens]: usage.cacheReadTokens,
+    [A.usageCacheWriteTokens]: usage.cacheWriteTokens,
+    [A.cacheReadTokens]: usage.cacheReadTokens,
+    [A.cacheWriteTokens]: usage.cacheWriteTokens,
+  };
 }

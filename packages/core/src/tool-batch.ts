@@ -1,4 +1,5 @@
 import { AsyncQueue } from './async-queue.js';
+import { toolCallDetails } from './content-capture.js';
 import { GuardTrippedError, HarnessError } from './errors.js';
 import type { RepeatedCallCounter } from './limits.js';
 import type { LoopHooks } from './loop-options.js';
@@ -6,7 +7,9 @@ import { messageProblem } from './message-shape.js';
 import { type ToolResultBlock, type ToolUseBlock, toolResult } from './messages.js';
 import type { AgentEvent } from './run-result.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
+import { recordFailure } from './span-failure.js';
 import type { ToolCallHooks, ToolExecutor, ToolOutcome } from './tool.js';
+import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS, SPAN_EVENTS } from './trace-vocabulary.js';
 import { SPAN_NAMES, type Span, type Tracer } from './tracer.js';
 
 /** Everything one turn's tool calls need. */
@@ -186,25 +189,26 @@ function tracingHooks(
       const span = context.tracer.startSpan(SPAN_NAMES.tool, {
         parent: context.parent,
         attributes: {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': call.name,
-          'gen_ai.tool.call.id': call.id,
+          [A.operationName]: GEN_AI_OPERATIONS.tool,
+          [A.toolName]: call.name,
+          [A.toolCallId]: call.id,
+          [A.toolType]: 'function',
         },
       });
       onStart(call);
       try {
         await context.hooks?.toolStart?.(call);
         const outcome = await context.tracer.withSpan(span, execute);
-        await context.hooks?.toolEnd?.(call, checkedResult(outcome));
-        span.setAttributes({
-          'mh.tool.status': outcome.status,
-          'mh.tool.attempts': outcome.attempts,
-        });
+        const result = checkedResult(outcome);
+        await context.hooks?.toolEnd?.(call, result);
+        span.setAttributes({ [A.toolStatus]: outcome.status, [A.toolAttempts]: outcome.attempts });
+        if (context.tracer.captureContent === true)
+          span.addEvent(SPAN_EVENTS.toolCallDetails, toolCallDetails(call, result));
         if (outcome.status !== 'ok')
-          span.recordError(new HarnessError(`${call.name}: ${outcome.status}`));
+          recordFailure(span, new HarnessError(`${call.name}: ${outcome.status}`), outcome.status);
         return outcome;
       } catch (error) {
-        span.recordError(error);
+        recordFailure(span, error);
         throw error;
       } finally {
         span.end();

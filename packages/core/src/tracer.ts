@@ -26,10 +26,17 @@ export interface SpanOptions {
 }
 
 /**
- * The tracing port. `@mh/observability` implements it on OpenTelemetry; the default does nothing.
- * The loop opens `mh.run` → `mh.turn` → {`mh.model`, `mh.tool`} spans through it.
+ * The tracing port. `@mh/observability` implements it on OpenTelemetry, `InMemoryTracer` keeps
+ * plain `SpanRecord`s, and the default does nothing. The loop opens `mh.run` → `mh.turn` →
+ * {`mh.model`, `mh.tool`} spans through it, with the attributes of `SPAN_ATTRIBUTES`.
  */
 export interface Tracer {
+  /**
+   * Whether the loop records message content (system prompt, messages, tool arguments and
+   * results) as span events. Off when absent: spans then carry counts, sizes and names only.
+   * An implementation that turns it on is responsible for redacting secrets before export.
+   */
+  readonly captureContent?: boolean;
   /** Starts a span. */
   startSpan(name: string, options?: SpanOptions): Span;
   /** Runs `fn` with `span` as the active span, so code inside (a tool) can nest its own spans. */

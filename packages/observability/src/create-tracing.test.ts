@@ -1,0 +1,57 @@
+import { ConfigError } from '@mh/core';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { createTracing } from './create-tracing.js';
+import { Redactor } from './redactor.js';
+
+describe('createTracing', () => {
+  it('keeps finished spans as redacted records, also after shutdown', async () => {
+    const tracing = createTracing();
+    const span = tracing.tracer.startSpan('mh.run', { attributes: { note: 'token=abcdef123' } });
+    expect(tracing.records()).toEqual([]);
+    span.end();
+    await tracing.shutdown();
+    expect(tracing.records()).toMatchObject([
+      { name: 'mh.run', attributes: { note: 'token=[REDACTED:secret-assignment]' } },
+    ]);
+  });
+
+  it("sends spans to the user's exporter, batched, redacted with the user's secrets", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = createTracing({ exporter, redact: { secrets: ['my-own-secret'] } });
+    tracing.tracer.startSpan('mh.run', { attributes: { note: 'is my-own-secret' } }).end();
+    await tracing.flush();
+    expect(exporter.getFinishedSpans().map((span) => span.attributes.note)).toEqual([
+      'is [REDACTED:secret]',
+    ]);
+    await tracing.shutdown();
+  });
+
+  it('accepts a ready Redactor', () => {
+    const tracing = createTracing({ redact: new Redactor({ patterns: [/PLAN-\d+/] }) });
+    tracing.tracer.startSpan('x', { attributes: { a: 'PLAN-42' } }).end();
+    expect(tracing.records()[0]?.attributes.a).toBe('[REDACTED:custom]');
+  });
+
+  it('keeps no records when told not to', () => {
+    const tracing = createTracing({ keepRecords: false });
+    tracing.tracer.startSpan('x').end();
+    expect(tracing.records()).toEqual([]);
+  });
+
+  it('forgets records on clear', () => {
+    const tracing = createTracing();
+    tracing.tracer.startSpan('x').end();
+    tracing.clear();
+    expect(tracing.records()).toEqual([]);
+  });
+
+  it('captures content only when asked', () => {
+    expect(createTracing().tracer.captureContent).toBe(false);
+    expect(createTracing({ captureContent: true }).tracer.captureContent).toBe(true);
+  });
+
+  it('rejects bad redaction options with a ConfigError', () => {
+    expect(() => createTracing({ redact: { secrets: [''] } })).toThrow(ConfigError);
+  });
+});
