@@ -1,0 +1,287 @@
+import { statSync } from 'node:fs';
+import { HarnessError } from '@mh/core';
+import Database from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  Migrator,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type TransactionSettings,
+} from 'kysely';
+import { FileWriteLock } from './file-write-lock.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations.js';
+import { checkSqliteHeader } from './sqlite-header.js';
+import type { SchemaTypes, StoreBackend } from './store-backend.js';
+import type { StoreDatabase } from './store-database.js';
+import { SessionFileError, SessionStoreBusyError } from './store-errors.js';
+
+// Every SQLite-specific statement of the store is in this file: pragmas, BEGIN IMMEDIATE, the
+// inspection of foreign files and the error codes. The store logic itself is plain kysely.
+
+/** `PRAGMA application_id` of our files: "mhss" in ASCII, so `file(1)` and we can tell them. */
+export const APPLICATION_ID = 0x6d687373;
+
+/** The durability settings in force on a connection, as SQLite reports them. */
+export interface SqliteDurability {
+  /** `wal` unless the file system cannot share memory (then SQLite falls back). */
+  readonly journalMode: string;
+  /** 2 is FULL: a commit is on disk before it returns, power loss included. */
+  readonly synchronous: number;
+  /** How long a writer waits for another's lock before giving up, in ms. */
+  readonly busyTimeoutMs: number;
+  /** Whether foreign keys are enforced. */
+  readonly foreignKeys: boolean;
+}
+
+const isSqliteError = (error: unknown): error is Error & { code: string } =>
+  error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+
+const isBusy = (error: unknown): boolean =>
+  isSqliteError(error) && error.code.startsWith('SQLITE_BUSY');
+
+/** kysely's SQLite driver always sends a plain (deferred) `begin`; writers need the lock first. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #database: Database.Database;
+
+  constructor(database: Database.Database) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings?: TransactionSettings,
+  ): Promise<void> {
+    // A deferred transaction that reads and then writes can fail with SQLITE_BUSY without ever
+    // waiting: the busy handler is skipped when waiting could deadlock.
+    const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
+    await connection.executeQuery(CompiledQuery.raw(begin));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite rolls back by itself on some errors; a second rollback would mask the first error.
+    if (this.#database.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #database: Database.Database;
+
+  constructor(database: Database.Database) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#database);
+  }
+}
+
+/** SQLite's spelling of the schema's column kinds. */
+export const sqliteSchemaTypes: SchemaTypes = {
+  integer: 'integer',
+  bytes: 'blob',
+  // `integer primary key` is the rowid: appended rows fill pages densely.
+  generatedKey: (column) => column.primaryKey(),
+  clustered: (table) => table.modifyEnd(sql`without rowid`),
+};
+
+/** What the read-only look found: nothing, an empty database, or ours (up to date or not). */
+type Verdict = 'absent' | 'empty' | 'outdated' | 'current';
+
+const fileSize = (path: string): number | undefined => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Looks at an existing file read-only and says whether we may open it for writing. */
+function inspect(path: string, busyTimeoutMs: number): Verdict {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return 'absent';
+  if (!stats.isFile()) throw new SessionFileError(path, 'unreadable', 'is not a regular file');
+  const bytes = stats.size;
+  if (bytes === 0) return 'empty';
+  checkSqliteHeader(path, bytes, fileSize(`${path}-wal`) ?? 0);
+  let database: Database.Database | undefined;
+  try {
+    database = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    const objects = database
+      .prepare("select name from sqlite_schema where name not like 'sqlite_%' order by name")
+      .pluck()
+      .all() as string[];
+    if (objects.length === 0) return 'empty';
+    if (database.pragma('application_id', { simple: true }) !== APPLICATION_ID) {
+      const shown = objects.slice(0, 5).join(', ');
+      const detail = `holds another application's database (${shown}${objects.length > 5 ? ', …' : ''})`;
+      throw new SessionFileError(path, 'foreign-schema', detail);
+    }
+    const applied = objects.includes('kysely_migration')
+      ? (database.prepare('select name from kysely_migration').pluck().all() as string[])
+      : [];
+    const unknown = applied.filter((name) => !MIGRATION_NAMES.includes(name));
+    if (unknown.length > 0) {
+      const detail = `was written by a newer version (schema ${unknown.join(', ')}); refusing to migrate it down`;
+      throw new SessionFileError(path, 'newer-schema', detail);
+    }
+    return MIGRATION_NAMES.every((name) => applied.includes(name)) ? 'current' : 'outdated';
+  } catch (error) {
+    if (SessionFileError.isInstance(error)) throw error;
+    if (isBusy(error)) throw new SessionStoreBusyError(busyTimeoutMs, { cause: error });
+    const code = isSqliteError(error) ? error.code : '';
+    const problem = code === 'SQLITE_NOTADB' ? 'not-a-database' : code ? 'corrupt' : 'unreadable';
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SessionFileError(path, problem, `cannot be read as a database (${message})`, {
+      cause: error,
+    });
+  } finally {
+    database?.close();
+  }
+}
+
+/** The SQLite implementation of the store's backend: one better-sqlite3 connection. */
+export class SqliteBackend implements StoreBackend {
+  /** The kysely instance over the connection. */
+  readonly db: Kysely<StoreDatabase>;
+  readonly #database: Database.Database;
+  readonly #busyTimeoutMs: number;
+  readonly #lock: FileWriteLock;
+
+  constructor(
+    database: Database.Database,
+    lock: FileWriteLock,
+    busyTimeoutMs: number,
+    onQuery?: (sql: string) => void,
+  ) {
+    this.#database = database;
+    this.#lock = lock;
+    this.#busyTimeoutMs = busyTimeoutMs;
+    this.db = new Kysely<StoreDatabase>({
+      dialect: new ImmediateSqliteDialect(database),
+      ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
+    });
+  }
+
+  /** Runs `work` under `BEGIN IMMEDIATE`. */
+  async write<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    try {
+      return await this.#lock.run(() => this.db.transaction().execute(work));
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  /** Runs `work` in a deferred (read) transaction: one snapshot of the WAL. */
+  async read<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction().setAccessMode('read only').execute(work);
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  /** Hands free pages back to the file system (the file uses `auto_vacuum = INCREMENTAL`). */
+  async reclaimSpace(): Promise<void> {
+    await this.write(async (trx) => {
+      await sql`pragma incremental_vacuum`.execute(trx);
+    });
+  }
+
+  /** The durability settings of this connection. */
+  durability(): SqliteDurability {
+    return {
+      journalMode: String(this.#database.pragma('journal_mode', { simple: true })),
+      synchronous: Number(this.#database.pragma('synchronous', { simple: true })),
+      busyTimeoutMs: Number(this.#database.pragma('busy_timeout', { simple: true })),
+      foreignKeys: this.#database.pragma('foreign_keys', { simple: true }) === 1,
+    };
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    this.#lock.release();
+    await this.db.destroy();
+  }
+
+  #translate(error: unknown): unknown {
+    return isBusy(error) ? new SessionStoreBusyError(this.#busyTimeoutMs, { cause: error }) : error;
+  }
+
+  /** Brings the schema up to date under the write lock, so concurrent openers migrate once. */
+  async migrate(): Promise<void> {
+    await this.#lock.run(() => this.#migrate());
+  }
+
+  #migrate(): Promise<void> {
+    return this.db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const provider = migrationProvider(sqliteSchemaTypes);
+        const { error } = await new Migrator({ db: connection, provider }).migrateToLatest();
+        if (error) throw error;
+        await sql.raw(`pragma application_id = ${APPLICATION_ID}`).execute(connection);
+        await sql`commit`.execute(connection);
+      } catch (error) {
+        if (this.#database.inTransaction) await sql`rollback`.execute(connection);
+        throw this.#translate(error);
+      }
+    });
+  }
+}
+
+/**
+ * Opens (creating when absent or empty) a session database at `path`. Files that are not ours are
+ * refused with `SessionFileError` after a read-only look, before anything could write to them.
+ */
+export async function openSqliteBackend(
+  path: string,
+  busyTimeoutMs: number,
+  onQuery?: (sql: string) => void,
+): Promise<SqliteBackend> {
+  const verdict = inspect(path, busyTimeoutMs);
+  let database: Database.Database;
+  try {
+    database = new Database(path, { timeout: busyTimeoutMs });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SessionFileError(path, 'unreadable', `cannot be opened (${message})`, {
+      cause: error,
+    });
+  }
+  try {
+    // Only takes effect before the first table exists; freed pages can then be reclaimed.
+    if (verdict === 'absent' || verdict === 'empty') database.pragma('auto_vacuum = INCREMENTAL');
+    database.pragma('journal_mode = WAL');
+    // better-sqlite3 builds with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 (NORMAL): a power loss could
+    // roll back acknowledged commits. FULL syncs the WAL on every commit. Per connection.
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+    database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+    if (database.pragma('synchronous', { simple: true }) !== 2) {
+      throw new HarnessError(`${path}: SQLite refused synchronous = FULL`);
+    }
+    const backend = new SqliteBackend(
+      database,
+      FileWriteLock.acquire(path),
+      busyTimeoutMs,
+      onQuery,
+    );
+    try {
+      if (verdict !== 'current') await backend.migrate();
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    return backend;
+  } catch (error) {
+    if (database.open) database.close();
+    if (isBusy(error)) throw new SessionStoreBusyError(busyTimeoutMs, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+import { ConfigError, HarnessError } from '@mh/core';
+
+const isBranded =
+  <T>(name: string) =>
+  (value: unknown): value is T =>
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for(`mh.error.${name}`)] === true;
+
+/** Why a file cannot be opened as a session store. */
+export const FILE_PROBLEMS = [
+  'unreadable',
+  'not-a-database',
+  'truncated',
+  'corrupt',
+  'foreign-schema',
+  'newer-schema',
+] as const;
+/** Why a file cannot be opened as a session store. */
+export type FileProblem = (typeof FILE_PROBLEMS)[number];
+
+/**
+ * The file given to `openSqliteStore` is not a session store this code can use: not SQLite at
+ * all, truncated, corrupt, another application's database, or written by a newer version. The
+ * file is left exactly as it was. A `ConfigError` whose `field` is `path`.
+ */
+export class SessionFileError extends ConfigError {
+  static override readonly brandName: string = 'SessionFileError';
+  /** True for a `SessionFileError` from any copy of `@mh/session-sqlite`. */
+  static override readonly isInstance: (value: unknown) => value is SessionFileError =
+    isBranded('SessionFileError');
+  /** The file, as given. */
+  readonly path: string;
+  /** What is wrong with it. */
+  readonly problem: FileProblem;
+
+  constructor(path: string, problem: FileProblem, detail: string, options?: { cause?: unknown }) {
+    super('path', `${path}: ${detail}`, options);
+    this.path = path;
+    this.problem = problem;
+  }
+}
+
+/**
+ * Another connection held the database's write lock longer than the busy timeout. Nothing was
+ * written; trying again later may succeed.
+ */
+export class SessionStoreBusyError extends HarnessError {
+  static override readonly brandName: string = 'SessionStoreBusyError';
+  /** True for a `SessionStoreBusyError` from any copy of `@mh/session-sqlite`. */
+  static override readonly isInstance: (value: unknown) => value is SessionStoreBusyError =
+    isBranded('SessionStoreBusyError');
+  /** Always true: the operation had no effect and may be retried. */
+  readonly retryable: boolean = true;
+  /** How long it waited for the lock, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number, options?: { cause?: unknown }) {
+    super(`The session store stayed locked for ${timeoutMs} ms`, options);
+    this.timeoutMs = timeoutMs;
+  }
+}

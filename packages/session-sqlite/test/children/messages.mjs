@@ -1,0 +1,44 @@
+// Deterministic turns for the child-process tests (plain JS: children run the built package).
+
+/** A user prompt turn. */
+export function promptTurn(tag) {
+  return {
+    messages: [
+      { id: `user-${tag}`, role: 'user', content: [{ type: 'text', text: `prompt ${tag}` }] },
+    ],
+    meta: { model: 'fake', extra: { tag } },
+  };
+}
+
+/** The assistant message of crash-test turn `turn`, calling two tools. */
+export function assistantFor(turn) {
+  return {
+    id: `assistant-${turn}`,
+    role: 'assistant',
+    content: [
+      { type: 'text', text: `turn ${turn}` },
+      { type: 'tool_use', id: `call-${turn}-0`, name: 'append', input: { turn, i: 0 } },
+      { type: 'tool_use', id: `call-${turn}-1`, name: 'append', input: { turn, i: 1 } },
+    ],
+  };
+}
+
+/** The result a call returns when it runs to the end. */
+export function resultFor(callId) {
+  return {
+    type: 'tool_result',
+    toolUseId: callId,
+    content: [{ type: 'text', text: `ran ${callId}` }],
+    isError: false,
+  };
+}
+
+/** Reads the first line of stdin (the parent's go signal). */
+export function waitForGo() {
+  return new Promise((resolve) => {
+    process.stdin.once('data', () => {
+      process.stdin.destroy();
+      resolve();
+    });
+  });
+}
