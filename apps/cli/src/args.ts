@@ -19,6 +19,10 @@ export interface CliOptions {
   readonly root: string;
   readonly grants: readonly ('write' | 'exec')[];
   readonly fakeDelayMs: number;
+  readonly db: string | undefined;
+  readonly session: string | undefined;
+  readonly listSessions: boolean;
+  readonly trace: boolean;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
 }
@@ -104,6 +108,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       `expected one prompt, got ${positionals.length} arguments (quote the prompt)`,
     );
   }
+  if (values.session !== undefined && values.db === undefined) {
+    throw new UsageError('--session needs --db PATH (the session database)');
+  }
+  if (values['list-sessions'] && values.db === undefined)
+    throw new UsageError('--list-sessions needs --db PATH');
+  if (values.session !== undefined && !/^[\w.:-]{1,128}$/.test(values.session)) {
+    throw new UsageError(
+      `--session expects letters, digits, '.', ':', '_' or '-', got '${values.session}'`,
+    );
+  }
   const prompt = positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
   return {
@@ -119,6 +133,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     root: values.root ?? process.cwd(),
     grants: grants as ('write' | 'exec')[],
     fakeDelayMs: nonNegativeInteger('fake-delay-ms', values['fake-delay-ms'], 0),
+    db: values.db,
+    session: values.session,
+    listSessions: values['list-sessions'] ?? false,
+    trace: values.trace ?? false,
     prompt,
   };
 }
@@ -142,6 +160,10 @@ function parse(argv: readonly string[]) {
       root: { type: 'string' },
       grant: { type: 'string', multiple: true },
       'fake-delay-ms': { type: 'string' },
+      db: { type: 'string' },
+      session: { type: 'string' },
+      'list-sessions': { type: 'boolean' },
+      trace: { type: 'boolean' },
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { Provider } from '@mh/sdk';
+import type { Provider, SessionStore, Tracer } from '@mh/sdk';
 import { Agent, calculatorTool, fake, withRetry, workspaceTools } from '@mh/sdk';
 import type { CliOptions } from './args.js';
 import { UsageError } from './args.js';
@@ -30,10 +30,29 @@ async function buildProvider(options: CliOptions): Promise<Provider> {
   }
 }
 
+/** A session id for `--db` without `--session`: sortable by time, unique enough for one user. */
+export function newSessionId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `s-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Opens the session store `--db` names (loaded only when used). */
+export async function openStore(path: string): Promise<SessionStore> {
+  const { openSqliteStore } = await import('@mh/session-sqlite');
+  return openSqliteStore(path);
+}
+
 /** Builds the agent the command line describes. */
-export async function buildAgent(options: CliOptions): Promise<Agent> {
+export async function buildAgent(
+  options: CliOptions,
+  store?: SessionStore,
+  tracer?: Tracer,
+): Promise<Agent> {
   const provider = await buildProvider(options);
+  const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
   return new Agent({
+    session,
+    tracer,
     provider,
     model: options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'],
     system: options.system,

@@ -24,6 +24,16 @@ Agent:
   --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)
   --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)
 
+Sessions (SQLite; each turn committed, each tool call journaled, crash-safe):
+  --db PATH               keep the conversation in this database (created if absent)
+  --session ID            resume session ID (default with --db: a new session; its id is printed)
+  --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
+  REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
+
+Tracing:
+  --trace                 after each answer, print the run's span tree (model calls, tools, tokens,
+                          cost, durations, errors) and its metrics on stderr (OpenTelemetry spans)
+
 Other:
   -h, --help              show this help and exit
   -v, --version           show the version and exit

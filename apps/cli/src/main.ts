@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { ConfigError } from '@mh/sdk';
-import { parseCliArgs, UsageError } from './args.js';
-import { buildAgent } from './build-agent.js';
+import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
+import { ConfigError, type SessionStore } from '@mh/sdk';
+import { type CliOptions, parseCliArgs, UsageError } from './args.js';
+import { buildAgent, openStore } from './build-agent.js';
 import { HELP } from './help.js';
 import type { Output } from './render.js';
 import { CliSession } from './session.js';
+import { listSessions } from './session-commands.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const options = parseCliArgs(argv);
@@ -20,7 +22,26 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
-  const agent = await buildAgent(options);
+  const store = options.db === undefined ? undefined : await openStore(options.db);
+  try {
+    return await runWith(options, store);
+  } finally {
+    await store?.close();
+  }
+}
+
+async function runWith(options: CliOptions, store: SessionStore | undefined): Promise<number> {
+  if (options.listSessions && store) {
+    await listSessions(store, (text) => process.stdout.write(text));
+    return 0;
+  }
+  if (store && options.session !== undefined && !(await store.getSession(options.session))) {
+    throw new UsageError(
+      `no session ${options.session} in ${options.db} (see --list-sessions; omit --session to start one)`,
+    );
+  }
+  const tracing = options.trace ? createTracing() : undefined;
+  const agent = await buildAgent(options, store, tracing?.tracer);
   const output: Output = {
     out: process.stdout,
     err: process.stderr,
@@ -33,8 +54,28 @@ async function main(argv: readonly string[]): Promise<number> {
       throw error;
     });
   }
-  const session = new CliSession(agent, output, (code) => process.exit(code));
+  // `--trace`: after each answer, the run's span tree and metrics on stderr.
+  const printTrace = tracing
+    ? (): void => {
+        const records = tracing.records();
+        process.stderr.write(
+          `\n${renderTree(records)}\n${renderMetrics(metricsFromSpans(records))}\n`,
+        );
+        tracing.clear();
+      }
+    : undefined;
+  const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
   process.on('SIGINT', () => session.interrupt());
+  if (store) {
+    const history = await agent.load();
+    const where = agent.session;
+    process.stderr.write(
+      `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${options.db} --session ${where?.id})\n`,
+    );
+    // A turn a crash interrupted is finished before anything else.
+    const resumed = await session.resume();
+    if (resumed !== 0 && options.prompt !== undefined) return resumed;
+  }
 
   if (options.prompt !== undefined) return session.ask(options.prompt);
 

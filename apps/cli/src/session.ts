@@ -1,7 +1,8 @@
-import type { Agent, RunResult } from '@mh/sdk';
+import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
 import { messageText } from '@mh/sdk';
 import { HELP } from './help.js';
 import { EventRenderer, exitCodeOf, type Output } from './render.js';
+import { sessionCommand } from './session-commands.js';
 
 /**
  * Runs prompts against one agent and owns Ctrl-C: the first interrupt cancels the running answer,
@@ -14,8 +15,20 @@ export class CliSession {
   #current: AbortController | undefined;
   #interrupts = 0;
 
-  constructor(agent: Agent, output: Output, exit: (code: number) => void) {
+  readonly #store: SessionStore | undefined;
+
+  readonly #afterRun: (() => void) | undefined;
+
+  constructor(
+    agent: Agent,
+    output: Output,
+    exit: (code: number) => void,
+    store?: SessionStore,
+    afterRun?: () => void,
+  ) {
+    this.#afterRun = afterRun;
     this.#agent = agent;
+    this.#store = store;
     this.#output = output;
     this.#exit = exit;
   }
@@ -35,22 +48,34 @@ export class CliSession {
     }
   }
 
+  /** Finishes what a crash interrupted, streaming it; resolves with an exit code (0: nothing to do). */
+  async resume(): Promise<number> {
+    return this.#drive(this.#agent.resumeStream.bind(this.#agent));
+  }
+
   /** Answers one prompt, streaming it; resolves with the run's exit code. */
   async ask(prompt: string): Promise<number> {
+    return this.#drive((options) => this.#agent.stream(prompt, options));
+  }
+
+  async #drive(
+    start: (options: { signal: AbortSignal }) => AsyncIterable<AgentEvent>,
+  ): Promise<number> {
     this.#interrupts = 0;
     const controller = new AbortController();
     this.#current = controller;
     const renderer = new EventRenderer(this.#output);
     let result: RunResult | undefined;
     try {
-      for await (const event of this.#agent.stream(prompt, { signal: controller.signal })) {
+      for await (const event of start({ signal: controller.signal })) {
         renderer.render(event);
         if (event.type === 'run-end') result = event.result;
       }
     } finally {
       this.#current = undefined;
     }
-    return result ? exitCodeOf(result) : 1;
+    if (result) this.#afterRun?.();
+    return result ? exitCodeOf(result) : 0;
   }
 
   /** Handles a REPL line: a command, a prompt, or nothing. Returns the run's exit code, or `exit`. */
@@ -84,6 +109,16 @@ export class CliSession {
         this.#output.out.write(`${message.role.padEnd(9)} ${text}${extra ? ` [${extra}]` : ''}\n`);
       }
       return 0;
+    }
+    const write = (text: string): void => {
+      this.#output.out.write(text);
+    };
+    try {
+      const handled = await sessionCommand(this.#agent, this.#store, trimmed, write);
+      if (handled !== undefined) return handled;
+    } catch (error) {
+      this.#output.err.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
     }
     if (trimmed.startsWith('/')) {
       this.#output.err.write(`unknown command ${trimmed.split(/\s/)[0]} (try /help)\n`);

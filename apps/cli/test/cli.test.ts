@@ -31,6 +31,17 @@ describe('mh one-shot', () => {
   });
 });
 
+describe('mh --trace', () => {
+  it('prints the span tree and metrics of each answer on stderr', async () => {
+    const run = await runCli(['--fake', '--trace', 'What is 6*7?']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('The answer is 42.');
+    expect(run.stderr).toMatch(/run completed .* 2 turns/);
+    expect(run.stderr).toMatch(/tool calculator/);
+    expect(run.stderr).toContain('tools: 1 calls · 0 errors');
+  });
+});
+
 describe('mh command line', () => {
   it('prints complete help and exits 0', async () => {
     const run = await runCli(['--help']);

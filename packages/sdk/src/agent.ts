@@ -148,16 +148,21 @@ export class Agent {
    */
   async resume(options: RunOptions = {}): Promise<RunResult | undefined> {
     let result: RunResult | undefined;
-    for await (const event of this.#stream(undefined, options)) {
+    for await (const event of this.resumeStream(options)) {
       if (event.type === 'run-end') result = event.result;
     }
     return result;
   }
 
+  /** `resume`, yielding every event as it happens (nothing when there is nothing to resume). */
+  resumeStream(options: RunOptions = {}): AsyncGenerator<AgentEvent, void, void> {
+    return this.#stream(undefined, options);
+  }
+
   /** Loads the session's history (once); the first run does it on its own. */
   async load(): Promise<readonly Message[]> {
     if (this.#session && !this.#loaded) {
-      this.#history = await this.#session.load(undefined);
+      this.#history = await this.#session.load();
       this.#loaded = true;
     }
     return this.history;
@@ -216,11 +221,13 @@ export class Agent {
     try {
       if (session) {
         if (!this.#loaded) {
-          this.#history = await session.load(
-            message ? messageText(message).slice(0, 80) : undefined,
-          );
+          this.#history = await session.load();
           this.#loaded = true;
         }
+        if (!session.exists && !message) return; // nothing was ever run: nothing to resume
+        await session.ensureCreated(
+          message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
+        );
         yield* this.#recover(session, options.signal);
       }
       if (message) this.#history = [...this.#history, message];

@@ -1,6 +1,8 @@
 export {
   type AgentEvent,
+  type BranchInfo,
   CancelledError,
+  type Checkpoint,
   ConfigError,
   type ContentBlock,
   defaultPricing,
@@ -19,6 +21,8 @@ export {
   type RunStatus,
   repairHistory,
   SessionConflictError,
+  type SessionInfo,
+  type SessionStore,
   type StreamEvent,
   type Tool,
   ToolInputError,

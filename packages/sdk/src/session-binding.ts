@@ -67,6 +67,7 @@ export class SessionBinding {
   #branch: string;
   #head: string | null = null;
   #committed = 0;
+  #exists = false;
 
   constructor(session: AgentSession) {
     if (session === null || typeof session !== 'object')
@@ -90,16 +91,34 @@ export class SessionBinding {
     return this.#branch;
   }
 
-  /** Loads (creating the session if needed) and returns the committed history. */
-  async load(titleHint: string | undefined): Promise<Message[]> {
+  /** Loads the committed history ([] for a session not created yet: the first commit creates it). */
+  async load(): Promise<Message[]> {
     const { store, id } = this.#session;
     const info = await store.getSession(id);
-    if (!info) await store.createSession({ id, title: this.#session.title ?? titleHint });
-    const state = await store.load(id, this.#session.branch ?? info?.branch);
-    this.#branch = state.branch;
-    this.#head = state.head;
-    this.#committed = state.messages.length;
-    return [...state.messages];
+    this.#exists = info !== undefined;
+    if (!info)
+      return this.adopt({
+        sessionId: id,
+        branch: this.#branch,
+        head: null,
+        messages: [],
+        checkpoints: [],
+      });
+    return this.adopt(await store.load(id, this.#session.branch ?? info.branch));
+  }
+
+  /** Creates the session on first use, titled by `title` unless the options gave one. */
+  async ensureCreated(title: string | undefined): Promise<void> {
+    if (this.#exists) return;
+    const { store, id } = this.#session;
+    if (!(await store.getSession(id)))
+      await store.createSession({ id, title: this.#session.title ?? title });
+    this.#exists = true;
+  }
+
+  /** Whether the session exists in the store (a new one is created by its first commit). */
+  get exists(): boolean {
+    return this.#exists;
   }
 
   /** The session's store. */

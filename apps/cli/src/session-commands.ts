@@ -1,0 +1,127 @@
+import type { Agent, SessionStore } from '@mh/sdk';
+import { messageText } from '@mh/sdk';
+
+/** Writes text somewhere (the CLI's stdout). */
+type Write = (text: string) => void;
+
+function short(id: string | null): string {
+  return id === null ? '(empty)' : id.slice(0, 12);
+}
+
+function time(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
+/** `mh --list-sessions`: one line per session, most recent first. */
+export async function listSessions(store: SessionStore, write: Write): Promise<void> {
+  const sessions = await store.listSessions();
+  if (sessions.length === 0) {
+    write('no sessions\n');
+    return;
+  }
+  write(
+    `${'id'.padEnd(28)} ${'turns'.padStart(5)}  ${'updated'.padEnd(20)}  ${'branch'.padEnd(12)}  title\n`,
+  );
+  for (const session of sessions) {
+    const title = (session.title ?? '').replace(/\s+/g, ' ').slice(0, 60);
+    write(
+      `${session.id.padEnd(28)} ${String(session.turns).padStart(5)}  ${time(session.updatedAt)}  ${session.branch.padEnd(12)}  ${title}\n`,
+    );
+  }
+}
+
+/** The REPL commands that act on the session; each returns an exit-style code. */
+export const SESSION_COMMANDS = [
+  '/checkpoints',
+  '/rewind',
+  '/fork',
+  '/branches',
+  '/switch',
+] as const;
+
+/** Runs a session command; `undefined` when `line` is not one. */
+export async function sessionCommand(
+  agent: Agent,
+  store: SessionStore | undefined,
+  line: string,
+  write: Write,
+): Promise<number | undefined> {
+  const [command, ...args] = line.trim().split(/\s+/);
+  if (!(SESSION_COMMANDS as readonly string[]).includes(command ?? '')) return undefined;
+  const session = agent.session;
+  if (!store || !session) {
+    write(`${command} needs a session: start mh with --db PATH\n`);
+    return 2;
+  }
+  switch (command) {
+    case '/checkpoints': {
+      const checkpoints = await store.listCheckpoints(session.id, session.branch);
+      const state = await store.load(session.id, session.branch);
+      const byId = new Map(state.messages.map((message) => [message.id, message]));
+      for (const checkpoint of checkpoints) {
+        const first = byId.get(checkpoint.messageIds[0] ?? '');
+        const text = first
+          ? `${first.role}: ${messageText(first).replace(/\s+/g, ' ').slice(0, 60)}`
+          : '';
+        write(
+          `${String(checkpoint.turn).padStart(4)}  ${short(checkpoint.id)}  ${time(checkpoint.createdAt)}  ${text}\n`,
+        );
+      }
+      return 0;
+    }
+    case '/rewind': {
+      const turn = Number(args[0]);
+      if (!Number.isInteger(turn) || turn < 0) {
+        write('usage: /rewind TURN [BRANCH]   (TURN from /checkpoints; 0 = empty)\n');
+        return 2;
+      }
+      const checkpoints = await store.listCheckpoints(session.id, session.branch);
+      const target =
+        turn === 0
+          ? null
+          : (checkpoints.find((checkpoint) => checkpoint.turn === turn)?.id ?? undefined);
+      if (target === undefined) {
+        write(`no checkpoint at turn ${turn} on branch ${session.branch}\n`);
+        return 2;
+      }
+      const branch = args[1] ?? `${session.branch}-at-${turn}-${Date.now().toString(36)}`;
+      const history = await agent.rewind(target, branch);
+      write(
+        `(rewound to turn ${turn} on new branch ${branch}: ${history.length} messages; ${session.branch} is unchanged)\n`,
+      );
+      return 0;
+    }
+    case '/fork': {
+      const branch = args[0];
+      if (!branch) {
+        write('usage: /fork NEW-BRANCH\n');
+        return 2;
+      }
+      await agent.fork(branch);
+      write(`(forked ${session.branch} as ${branch}; now on ${branch})\n`);
+      return 0;
+    }
+    case '/branches': {
+      for (const branch of await store.listBranches(session.id)) {
+        const mark = branch.name === session.branch ? '*' : ' ';
+        write(
+          `${mark} ${branch.name.padEnd(24)} ${String(branch.turns).padStart(4)} turns  head ${short(branch.head)}  ${time(branch.updatedAt)}\n`,
+        );
+      }
+      return 0;
+    }
+    default: {
+      const branch = args[0];
+      if (!branch) {
+        write('usage: /switch BRANCH\n');
+        return 2;
+      }
+      const history = await agent.switchBranch(branch);
+      write(`(now on ${branch}: ${history.length} messages)\n`);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startCli, waitFor } from './run-cli.js';
+
+function database(): string {
+  return join(mkdtempSync(join(tmpdir(), 'mh-sessions-')), 'mh.db');
+}
+
+async function onlySessionId(db: string): Promise<string> {
+  const listed = await runCli(['--db', db, '--list-sessions']);
+  const rows = listed.stdout.trim().split('\n').slice(1);
+  expect(rows).toHaveLength(1);
+  return rows[0]?.split(/\s+/)[0] ?? '';
+}
+
+describe('mh --db', () => {
+  it('keeps a conversation that a later mh --session continues', async () => {
+    const db = database();
+    expect((await runCli(['--fake', '--db', db, 'What is 6*7?'])).code).toBe(0);
+    const id = await onlySessionId(db);
+    const listed = await runCli(['--db', db, '--list-sessions']);
+    expect(listed.stdout).toContain('What is 6*7?');
+    const resumed = await runCli(['--fake', '--db', db, '--session', id], '/history\n');
+    expect(resumed.stderr).toContain(`session ${id}, branch main: 4 message(s)`);
+    expect(
+      resumed.stdout.split('\n').filter((line) => /^(user|assistant) /.test(line)),
+    ).toHaveLength(4);
+  });
+
+  it('answers, after a kill -9, the prompt whose answer was cut off', async () => {
+    const db = database();
+    const { child, output, done } = startCli(['--fake', '--db', db, '--fake-delay-ms', '40']);
+    child.stdin.write(`Tell me a story about ${'a long road '.repeat(15)}\n`);
+    await waitFor(() => output.stdout.length > 0);
+    child.kill('SIGKILL');
+    await done;
+    const id = await onlySessionId(db);
+    const resumed = await runCli(['--fake', '--db', db, '--session', id], '/history\n');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('You said: "Tell me a story');
+    const roles = resumed.stdout.split('\n').filter((line) => /^(user|assistant) /.test(line));
+    expect(roles.map((line) => line.split(' ')[0])).toEqual(['user', 'assistant']);
+  });
+
+  it('rewinds to an earlier turn on a new branch and leaves main as it was', async () => {
+    const db = database();
+    await runCli(['--fake', '--db', db, 'hello']);
+    const id = await onlySessionId(db);
+    const run = await runCli(
+      ['--fake', '--db', db, '--session', id],
+      '/rewind 1 retry\nWhat is 1+1?\n/branches\n',
+    );
+    expect(run.stdout).toContain('rewound to turn 1 on new branch retry');
+    expect(run.stdout).toMatch(/\* retry\s+4 turns/);
+    expect(run.stdout).toMatch(/ {2}main\s+2 turns/);
+  });
+
+  it('refuses an unknown session id with exit code 2', async () => {
+    const db = database();
+    await runCli(['--fake', '--db', db, 'hello']);
+    const run = await runCli(['--fake', '--db', db, '--session', 'nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no session nope');
+  });
+
+  it('refuses a file that is not a session database and leaves it untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mh-notdb-'));
+    const path = join(dir, 'notes.txt');
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    writeFileSync(path, 'just some notes\n');
+    const run = await runCli(['--fake', '--db', path, 'hello']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(path, 'utf8')).toBe('just some notes\n');
+  });
+});
