@@ -15,7 +15,8 @@ async function onlySessionId(db: string): Promise<string> {
   return rows[0]?.split(/\s+/)[0] ?? '';
 }
 
-describe('mh --db', () => {
+// Each test starts two to four mh processes (Node + SQLite): give them time on a loaded machine.
+describe('mh --db', { timeout: 90_000 }, () => {
   it('keeps a conversation that a later mh --session continues', async () => {
     const db = database();
     expect((await runCli(['--fake', '--db', db, 'What is 6*7?'])).code).toBe(0);
