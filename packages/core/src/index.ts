@@ -43,7 +43,12 @@ export {
   validateLimits,
 } from './limits.js';
 export { runLoop } from './loop.js';
-export type { CommittedTurn, LoopHooks, LoopOptions } from './loop-options.js';
+export {
+  type CommittedTurn,
+  checkSampling,
+  type LoopHooks,
+  type LoopOptions,
+} from './loop-options.js';
 export { assertMessages } from './message-shape.js';
 export {
   type ContentBlock,

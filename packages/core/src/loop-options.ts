@@ -100,6 +100,29 @@ const LOOP_OPTION_KEYS = [
   'hooks',
 ];
 
+/**
+ * Throws `ConfigError` when `maxOutputTokens` is not a positive integer or `temperature` not a
+ * number >= 0 (each may be absent). Shared by the loop and the Agent, which checks early.
+ */
+export function checkSampling(options: {
+  readonly maxOutputTokens?: unknown;
+  readonly temperature?: unknown;
+}): void {
+  if (options.maxOutputTokens !== undefined && !isPositiveInteger(options.maxOutputTokens)) {
+    throw new ConfigError(
+      'maxOutputTokens',
+      `expected a positive integer, got ${String(options.maxOutputTokens)}`,
+    );
+  }
+  const temperature = options.temperature;
+  if (
+    temperature !== undefined &&
+    (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
+  ) {
+    throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
+  }
+}
+
 function isPositiveInteger(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value > 0;
 }
@@ -129,19 +152,7 @@ export function checkLoopOptions(options: LoopOptions): Limits {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new ConfigError('signal', 'expected an AbortSignal');
   }
-  if (options.maxOutputTokens !== undefined && !isPositiveInteger(options.maxOutputTokens)) {
-    throw new ConfigError(
-      'maxOutputTokens',
-      `expected a positive integer, got ${String(options.maxOutputTokens)}`,
-    );
-  }
-  const temperature = options.temperature;
-  if (
-    temperature !== undefined &&
-    (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
-  ) {
-    throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
-  }
+  checkSampling(options);
   if (
     options.stopSequences !== undefined &&
     (!Array.isArray(options.stopSequences) ||

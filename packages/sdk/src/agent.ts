@@ -4,6 +4,7 @@ import {
   assertMessages,
   assertOptions,
   ConfigError,
+  checkSampling,
   defaultPricing,
   HarnessError,
   type Message,
@@ -66,22 +67,7 @@ export class Agent {
     if (options.system !== undefined && typeof options.system !== 'string')
       throw new ConfigError('system', 'expected a string');
     if (options.history !== undefined) assertMessages(options.history, 'history');
-    if (
-      options.maxOutputTokens !== undefined &&
-      (!Number.isInteger(options.maxOutputTokens) || options.maxOutputTokens <= 0)
-    ) {
-      throw new ConfigError(
-        'maxOutputTokens',
-        `expected a positive integer, got ${String(options.maxOutputTokens)}`,
-      );
-    }
-    const temperature = options.temperature;
-    if (
-      temperature !== undefined &&
-      (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
-    ) {
-      throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
-    }
+    checkSampling(options);
     const limits = validateLimits(options.limits);
     if (
       limits.maxCostUsd !== undefined &&
