@@ -19,6 +19,8 @@ function oneLine(text: string): string {
 export class EventRenderer {
   readonly #output: Output;
   #atLineStart = true;
+  /** Whether answer text of the current attempt has been printed (a retry must say it is void). */
+  #printedThisAttempt = false;
 
   constructor(output: Output) {
     this.#output = output;
@@ -50,6 +52,7 @@ export class EventRenderer {
       case 'text-delta':
         if (event.text.length > 0) {
           this.#output.out.write(event.text);
+          this.#printedThisAttempt = true;
           this.#atLineStart = event.text.endsWith('\n');
         }
         break;
@@ -76,11 +79,19 @@ export class EventRenderer {
       case 'stream-reset':
         // The partial answer above is withdrawn; the retry streams the whole answer again.
         this.#note(
-          this.#dim(`(the answer above was cut off: ${event.reason}; retrying from the start)`),
+          this.#dim(
+            this.#printedThisAttempt
+              ? `(the answer above was cut off: ${event.reason}; retrying from the start)`
+              : `(retrying: ${event.reason})`,
+          ),
         );
+        this.#printedThisAttempt = false;
         break;
       case 'history-repair':
         this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));
+        break;
+      case 'message-start':
+        this.#printedThisAttempt = false;
         break;
       case 'run-end':
         this.#endLine();
