@@ -1,0 +1,31 @@
+export { ajvToolSchema, formatAjvError } from './ajv-tool-schema.js';
+export { childEnvironment, INHERITED_ENV_KEYS } from './child-environment.js';
+export { base64Bytes, describeContent } from './describe-content.js';
+export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+export { McpClient, type McpClientOptions } from './mcp-client.js';
+export type {
+  McpCallOptions,
+  McpCallResult,
+  McpContentPart,
+  McpToolAnnotations,
+  McpToolInfo,
+} from './mcp-connection.js';
+export { mcpPermission, type PermissionFor } from './mcp-permission.js';
+export {
+  type McpToolSource,
+  type RegisteredMcpTool,
+  type RegisterMcpToolsOptions,
+  type RegisterMcpToolsResult,
+  registerMcpTools,
+  type ToolSink,
+  toolOutput,
+} from './register-mcp-tools.js';
+export type { StdioServerParams } from './stdio-server-params.js';
+export {
+  assignToolNames,
+  hashedToolName,
+  MAX_TOOL_NAME_LENGTH,
+  mcpToolName,
+  sanitizeNamePart,
+} from './tool-name.js';
+export { wrapUntrusted } from './untrusted-output.js';

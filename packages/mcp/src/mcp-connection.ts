@@ -1,0 +1,71 @@
+/** What a server says about a tool's behaviour. Untrusted: a hint, never a grant. */
+export interface McpToolAnnotations {
+  /** Human-readable title. */
+  readonly title?: string;
+  /** The tool does not modify its environment. */
+  readonly readOnlyHint?: boolean;
+  /** The tool may destroy data (meaningful only when not read-only). */
+  readonly destructiveHint?: boolean;
+  /** Calling it twice with the same arguments has no extra effect. */
+  readonly idempotentHint?: boolean;
+  /** The tool reaches outside a closed world (network, web). */
+  readonly openWorldHint?: boolean;
+}
+
+/** A tool as listed by a server, after the per-tool shape check. */
+export interface McpToolInfo {
+  /** The server's name for it (unsanitised). */
+  readonly name: string;
+  /** Its description (untrusted text), '' when absent. */
+  readonly description: string;
+  /** Its JSON Schema for arguments (checked to be an object schema). */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** Its annotations, when the server sent any. */
+  readonly annotations?: McpToolAnnotations;
+}
+
+/** One page of `tools/list`, items not yet checked. */
+export interface McpToolPage {
+  /** The raw tool entries. */
+  readonly tools: readonly unknown[];
+  /** Cursor of the next page, absent on the last one. */
+  readonly nextCursor?: string;
+}
+
+/** A content part of a tool result, as sent by the server (untrusted). */
+export interface McpContentPart {
+  /** `text`, `image`, `audio`, `resource_link`, `resource`, or anything a newer server sends. */
+  readonly type: string;
+  /** Further fields, by type. */
+  readonly [field: string]: unknown;
+}
+
+/** The result of `tools/call`. */
+export interface McpCallResult {
+  /** Content parts, in order. */
+  readonly content: readonly McpContentPart[];
+  /** Structured result, when the server sent one. */
+  readonly structuredContent?: unknown;
+  /** True when the tool itself failed (the model should see it as an error). */
+  readonly isError: boolean;
+}
+
+/** Options of one call. */
+export interface McpCallOptions {
+  /** Aborts the call; the server is sent `notifications/cancelled`. */
+  readonly signal?: AbortSignal;
+  /** Time limit in milliseconds; on expiry the server is sent `notifications/cancelled`. */
+  readonly timeoutMs?: number;
+}
+
+/** A live protocol session with one server: the seam between our client and the MCP library. */
+export interface McpConnection {
+  /** Fetches one page of `tools/list`. */
+  listToolsPage(cursor: string | undefined): Promise<McpToolPage>;
+  /** Calls a tool; rejects with `McpProtocolError`, `ToolTimeoutError` or `CancelledError`. */
+  callTool(name: string, args: unknown, options: McpCallOptions): Promise<McpCallResult>;
+  /** Registers a listener for `notifications/tools/list_changed`. */
+  onToolsChanged(listener: () => void): void;
+  /** Ends the session and the server process. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpClient, type McpClientOptions } from '../src/index.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** Path of the misbehaving fake server script. */
+export const FAKE_SERVER: string = join(here, 'servers', 'fake-server.mjs');
+
+/** A fresh temp directory. */
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mh-mcp-'));
+}
+
+/** A client of the fake server in `mode`, logging what it receives to the returned file. */
+export function fakeClient(
+  mode: string,
+  options: McpClientOptions = {},
+  env: Record<string, string> = {},
+): { client: McpClient; logFile: string } {
+  const logFile = join(tempDir(), 'log.jsonl');
+  const client = new McpClient(
+    'fake',
+    { command: process.execPath, args: [FAKE_SERVER, mode], env: { FAKE_LOG: logFile, ...env } },
+    { onWarning: () => {}, killGraceMs: 300, ...options },
+  );
+  return { client, logFile };
+}
+
+/** The JSON lines the fake server logged. */
+export function readLog(logFile: string): Record<string, unknown>[] {
+  try {
+    return readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  } catch {
+    return [];
+  }
+}
+
+/** True when `pid` is a live process (a zombie counts as dead). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 20 ms until it is true or `ms` pass; returns its last value. */
+export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
