@@ -23,6 +23,13 @@ export interface CliOptions {
   readonly session: string | undefined;
   readonly listSessions: boolean;
   readonly trace: boolean;
+  /** MCP servers to start: a name and a command line (split on whitespace; quotes group). */
+  readonly mcp: readonly {
+    readonly name: string;
+    readonly command: string;
+    readonly args: readonly string[];
+  }[];
+  readonly listTools: boolean;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
 }
@@ -32,6 +39,29 @@ const PROVIDERS = ['fake', 'anthropic', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 const APIS = ['chat', 'responses'] as const;
 const GRANTS = ['write', 'exec'] as const;
+
+/** Splits a command line on whitespace, honouring single and double quotes. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  for (const match of line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g))
+    words.push(match[1] ?? match[2] ?? match[3] ?? '');
+  return words;
+}
+
+function parseMcp(spec: string): CliOptions['mcp'][number] {
+  const match = spec.match(/^([a-zA-Z0-9_-]{1,32})=(.+)$/s);
+  if (!match)
+    throw new UsageError(
+      `--mcp expects NAME=COMMAND (e.g. fs="npx -y @modelcontextprotocol/server-filesystem ."), got '${spec}'`,
+    );
+  const [command, ...args] = splitCommand(match[2] ?? '');
+  if (!command) throw new UsageError(`--mcp ${match[1]}: the command is empty`);
+  if (/^https?:\/\//.test(command))
+    throw new UsageError(
+      `--mcp ${match[1]}: streamable HTTP servers are not supported yet; give a command`,
+    );
+  return { name: match[1] ?? '', command, args };
+}
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -137,6 +167,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     session: values.session,
     listSessions: values['list-sessions'] ?? false,
     trace: values.trace ?? false,
+    mcp: (values.mcp ?? []).map(parseMcp),
+    listTools: values['list-tools'] ?? false,
     prompt,
   };
 }
@@ -164,6 +196,8 @@ function parse(argv: readonly string[]) {
       session: { type: 'string' },
       'list-sessions': { type: 'boolean' },
       trace: { type: 'boolean' },
+      mcp: { type: 'string', multiple: true },
+      'list-tools': { type: 'boolean' },
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { Provider, SessionStore, Tracer } from '@mh/sdk';
-import { Agent, calculatorTool, fake, withRetry, workspaceTools } from '@mh/sdk';
+import { Agent, calculatorTool, fake, ToolRegistry, withRetry, workspaceTools } from '@mh/sdk';
 import type { CliOptions } from './args.js';
 import { UsageError } from './args.js';
 
@@ -30,6 +30,11 @@ async function buildProvider(options: CliOptions): Promise<Provider> {
   }
 }
 
+/** The built-in tools: the calculator and the read-only workspace tools. */
+export function localTools(options: CliOptions): ToolRegistry {
+  return new ToolRegistry([calculatorTool(), ...workspaceTools({ root: options.root })]);
+}
+
 /** A session id for `--db` without `--session`: sortable by time, unique enough for one user. */
 export function newSessionId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
@@ -42,11 +47,53 @@ export async function openStore(path: string): Promise<SessionStore> {
   return openSqliteStore(path);
 }
 
+/** MCP servers started for the run; `close()` stops them all. */
+export interface McpServers {
+  readonly registered: readonly {
+    readonly server: string;
+    readonly name: string;
+    readonly permission: string;
+  }[];
+  close(): Promise<void>;
+}
+
+/** Starts the `--mcp` servers and registers their tools as ordinary tools. */
+export async function startMcpServers(
+  options: CliOptions,
+  registry: ToolRegistry,
+): Promise<McpServers> {
+  const clients: { close(): Promise<void> }[] = [];
+  const registered: { server: string; name: string; permission: string }[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.allSettled(clients.map((client) => client.close()));
+  };
+  if (options.mcp.length === 0) return { registered, close };
+  const { McpClient, registerMcpTools } = await import('@mh/mcp');
+  try {
+    for (const server of options.mcp) {
+      const client = new McpClient(server.name, { command: server.command, args: server.args });
+      clients.push(client);
+      await client.connect();
+      const result = await registerMcpTools(registry, client, {
+        onWarning: (warning: string) => process.stderr.write(`mh: ${server.name}: ${warning}\n`),
+      });
+      for (const tool of result.registered) {
+        registered.push({ server: server.name, name: tool.name, permission: tool.permission });
+      }
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { registered, close };
+}
+
 /** Builds the agent the command line describes. */
 export async function buildAgent(
   options: CliOptions,
   store?: SessionStore,
   tracer?: Tracer,
+  registry: ToolRegistry = localTools(options),
 ): Promise<Agent> {
   const provider = await buildProvider(options);
   const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
@@ -56,7 +103,7 @@ export async function buildAgent(
     provider,
     model: options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'],
     system: options.system,
-    tools: [calculatorTool(), ...workspaceTools({ root: options.root })],
+    tools: registry,
     permissions: { grants: options.grants },
     limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
   });

@@ -30,6 +30,12 @@ Sessions (SQLite; each turn committed, each tool call journaled, crash-safe):
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
+MCP servers (their tools join the built-in ones, named SERVER__TOOL):
+  --mcp NAME=COMMAND      start an MCP server over stdio, e.g.
+                          --mcp fs="npx -y @modelcontextprotocol/server-filesystem ./data" (repeatable)
+                          Tools are exec unless the server marks them read-only: allow with --grant exec.
+  --list-tools            list every tool, its permission and server, then exit
+
 Tracing:
   --trace                 after each answer, print the run's span tree (model calls, tools, tokens,
                           cost, durations, errors) and its metrics on stderr (OpenTelemetry spans)

@@ -2,9 +2,15 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
-import { ConfigError, type SessionStore } from '@mh/sdk';
+import { ConfigError, type SessionStore, type ToolRegistry } from '@mh/sdk';
 import { type CliOptions, parseCliArgs, UsageError } from './args.js';
-import { buildAgent, openStore } from './build-agent.js';
+import {
+  buildAgent,
+  localTools,
+  type McpServers,
+  openStore,
+  startMcpServers,
+} from './build-agent.js';
 import { HELP } from './help.js';
 import type { Output } from './render.js';
 import { CliSession } from './session.js';
@@ -40,8 +46,34 @@ async function runWith(options: CliOptions, store: SessionStore | undefined): Pr
       `no session ${options.session} in ${options.db} (see --list-sessions; omit --session to start one)`,
     );
   }
+  const registry = localTools(options);
+  const servers = await startMcpServers(options, registry);
+  try {
+    return await runAgent(options, store, registry, servers);
+  } finally {
+    await servers.close();
+  }
+}
+
+async function runAgent(
+  options: CliOptions,
+  store: SessionStore | undefined,
+  registry: ToolRegistry,
+  servers: McpServers,
+): Promise<number> {
+  if (options.listTools) {
+    for (const tool of registry.list()) {
+      const server =
+        servers.registered.find((entry) => entry.name === tool.name)?.server ?? 'local';
+      const granted = tool.permission === 'read' || options.grants.includes(tool.permission);
+      process.stdout.write(
+        `${tool.name.padEnd(40)} ${tool.permission.padEnd(6)} ${server.padEnd(12)} ${granted ? 'allowed' : `needs --grant ${tool.permission}`}\n`,
+      );
+    }
+    return 0;
+  }
   const tracing = options.trace ? createTracing() : undefined;
-  const agent = await buildAgent(options, store, tracing?.tracer);
+  const agent = await buildAgent(options, store, tracing?.tracer, registry);
   const output: Output = {
     out: process.stdout,
     err: process.stderr,

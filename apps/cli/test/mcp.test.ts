@@ -1,0 +1,39 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './run-cli.js';
+
+// The real third-party filesystem server, installed for @mh/mcp's tests, run without npx.
+const fromMcp = createRequire(new URL('../../../packages/mcp/package.json', import.meta.url));
+const serverDir = dirname(fromMcp.resolve('@modelcontextprotocol/server-filesystem/package.json'));
+const server = join(serverDir, 'dist', 'index.js');
+
+describe('mh --mcp', { timeout: 60_000 }, () => {
+  it('lists the server tools with least-privilege permissions', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mh-mcp-'));
+    const run = await runCli(['--mcp', `fs=node ${server} ${root}`, '--list-tools']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/fs__read_text_file\s+read\s+fs\s+allowed/);
+    expect(run.stdout).toMatch(/fs__write_file\s+exec\s+fs\s+needs --grant exec/);
+    expect(run.stdout).toMatch(/^calculator\s+read\s+local/m);
+  });
+
+  it('lets the agent call a server tool like a local one, its output marked untrusted', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mh-mcp-'));
+    writeFileSync(join(root, 'note.txt'), 'order A-77\n');
+    const prompt = `Use fs__read_text_file with path=${join(root, 'note.txt')}`;
+    const run = await runCli(['--fake', '--mcp', `fs=node ${server} ${root}`, prompt]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('fs__read_text_file');
+    expect(run.stdout).toContain('order A-77');
+    expect(run.stdout).toContain('untrusted output of MCP tool fs__read_text_file');
+  });
+
+  it('rejects a malformed --mcp value with exit code 2', async () => {
+    const run = await runCli(['--fake', '--mcp', 'no-equals-sign', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--mcp expects NAME=COMMAND');
+  });
+});
