@@ -16,6 +16,7 @@ import {
   PROMPT,
   RETRY_OPTIONS,
   SCENARIOS,
+  STALL_IDLE_TIMEOUT_MS,
 } from './fault-scenarios.mjs';
 
 /** A loopback HTTP server that answers request `index` (from 0) with `handler`, counting them. */
@@ -81,7 +82,7 @@ async function run(scenario) {
     const attempts = [];
     const retried = [];
     const provider = withRetry(adapter(scenario.vendor, server.url), {
-      ...RETRY_OPTIONS,
+      ...scenario.retryOptions,
       onRetry: ({ error }) => {
         attempts[attempts.length - 1]++;
         retried.push(error.kind);
@@ -159,7 +160,7 @@ for (const scenario of SCENARIOS) {
 }
 
 console.log(
-  `Fault matrix: maxAttempts ${RETRY_OPTIONS.maxAttempts}, baseDelayMs ${RETRY_OPTIONS.baseDelayMs}, maxDelayMs ${RETRY_OPTIONS.maxDelayMs}, idleTimeoutMs ${RETRY_OPTIONS.idleTimeoutMs}; attempts per model call in parentheses.\n`,
+  `Fault matrix: maxAttempts ${RETRY_OPTIONS.maxAttempts}, baseDelayMs ${RETRY_OPTIONS.baseDelayMs}, maxDelayMs ${RETRY_OPTIONS.maxDelayMs}, idleTimeoutMs ${RETRY_OPTIONS.idleTimeoutMs} (${STALL_IDLE_TIMEOUT_MS} in the stall scenario); attempts per model call in parentheses.\n`,
 );
 console.log('| scenario | vendor | outcome | attempts | server requests | time to outcome (ms) |');
 console.log('|---|---|---|---:|---:|---:|');

@@ -41,16 +41,38 @@
  * @property {Vendor} vendor Whose adapter and wire format.
  * @property {(request: unknown, response: import('node:http').ServerResponse, index: number) => void | Promise<void>} handler
  *   Answers request `index` (from 0) of the run; a request nobody scripted gets a 400.
+ * @property {RetrySettings} retryOptions The `withRetry` options the run uses.
  * @property {Expected} expected The outcome.
  */
 
-/** The retry settings every scenario runs with (small, so the matrix runs in seconds). */
+/**
+ * `withRetry` options of a scenario.
+ * @typedef {{ maxAttempts: number, baseDelayMs: number, maxDelayMs: number, idleTimeoutMs: number }} RetrySettings
+ */
+
+/**
+ * The retry settings of every scenario but the stall (small backoff, so the matrix runs in
+ * seconds). The idle timeout bounds the wait for every event, the first included, so it also
+ * covers connecting and the response headers: under a CI load of several suites on 2 cores the
+ * first request of a cold SDK took over 500 ms to its first event, and a 300 ms limit turned
+ * healthy answers into `timeout` retries. No healthy response comes near 5 s, and a real hang
+ * still ends before vitest's 10 s hook timeout.
+ */
 export const RETRY_OPTIONS = Object.freeze({
   maxAttempts: 3,
   baseDelayMs: 20,
   maxDelayMs: 100,
-  idleTimeoutMs: 300,
+  idleTimeoutMs: 5_000,
 });
+
+/**
+ * The idle timeout of the stall scenario (P6): only it can end the stalled attempt, so the run
+ * waits it out, yet the stalled attempt's first events and the healthy attempts after it must
+ * not trip it. Those come from a warm SDK (earlier scenarios of the vendor ran first), in well
+ * under 200 ms on a loaded machine; the stall itself never ends, and its keep-alives (every
+ * 100 ms) fall many times inside the window, so a timer they reset would never fire.
+ */
+export const STALL_IDLE_TIMEOUT_MS = 2_000;
 
 /** The model each vendor's adapter is asked for. */
 export const MODELS = Object.freeze({ anthropic: 'claude-sonnet-4-5', 'openai-chat': 'gpt-4o' });
@@ -515,7 +537,10 @@ function fails(
   };
 }
 
-/** The scenarios of one vendor: its server answers request `i` of a run with `steps[i]`. */
+/**
+ * The scenarios of one vendor: its server answers request `i` of a run with `steps[i]`. A row is
+ * `[id, name, steps, expected]`, plus the options that differ from `RETRY_OPTIONS`, if any.
+ */
 function matrixFor(vendor) {
   const faults = VENDOR_FAULTS[vendor];
   const started = faults.startedUsage;
@@ -597,6 +622,7 @@ function matrixFor(vendor) {
         idleTimeout: true,
         failedUsage: started[0],
       }),
+      { idleTimeoutMs: STALL_IDLE_TIMEOUT_MS },
     ],
     [
       'tool-args',
@@ -605,11 +631,12 @@ function matrixFor(vendor) {
       completes({ attempts: [1, 1], executions: 0, invalidArguments: 1 }),
     ],
   ];
-  return rows.map(([id, name, steps, expected]) => ({
+  return rows.map(([id, name, steps, expected, retryOptions = {}]) => ({
     id,
     name,
     vendor,
     handler: (_request, response, index) => (steps[index] ?? unexpected(index))(response),
+    retryOptions: Object.freeze({ ...RETRY_OPTIONS, ...retryOptions }),
     expected,
   }));
 }

@@ -67,8 +67,11 @@ describe('AnthropicProvider cancellation', () => {
       for await (const _event of provider.stream(REQUEST, { signal }));
     })().catch((caught: unknown) => caught);
     expect(CancelledError.isInstance(error)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(1000);
-    await closed;
+    // Well under the SDK's own timeout; generous because a loaded CI machine is slow.
+    expect(Date.now() - started).toBeLessThan(5000);
+    // On a loaded machine the abort can come before the request reaches the server at all:
+    // then there is no connection to close.
+    if ((server?.requests.length ?? 0) > 0) await closed;
   });
 
   it('an already-aborted signal sends no request', async () => {

@@ -50,23 +50,26 @@ interface Expected {
   readonly usage: Usage;
 }
 
+/** The `withRetry` options of a scenario. */
+interface RetrySettings {
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly idleTimeoutMs: number;
+}
+
 interface Scenario {
   readonly id: string;
   readonly name: string;
   readonly vendor: Vendor;
   readonly handler: Handler;
+  readonly retryOptions: RetrySettings;
   readonly expected: Expected;
 }
 
 /** The exports of bench/fault-scenarios.mjs. */
 interface ScenarioModule {
   readonly SCENARIOS: readonly Scenario[];
-  readonly RETRY_OPTIONS: {
-    readonly maxAttempts: number;
-    readonly baseDelayMs: number;
-    readonly maxDelayMs: number;
-    readonly idleTimeoutMs: number;
-  };
   readonly MODELS: Readonly<Record<Vendor, string>>;
   readonly PROMPT: string;
   readonly ADD_TOOL: ToolSpec;
@@ -84,7 +87,6 @@ interface ScenarioModule {
 // the type above; every test below exercises that type against the real values.
 const {
   SCENARIOS,
-  RETRY_OPTIONS,
   MODELS,
   PROMPT,
   ADD_TOOL,
@@ -96,9 +98,6 @@ const {
   sumUsage,
   answerAdd,
 } = (await import(new URL('../bench/fault-scenarios.mjs', import.meta.url).href)) as ScenarioModule;
-
-/** Slack on top of the idle timeout for the abort, the backoff (< 20 ms) and a busy machine. */
-const IDLE_SLACK_MS = 500;
 
 /** Runs the `add` tool through the scenarios' shared answer, recording what it ran and refused. */
 class AddExecutor implements ToolExecutor {
@@ -168,7 +167,7 @@ async function runScenario(scenario: Scenario): Promise<Observed> {
   try {
     const calls: ModelCall[] = [];
     const provider = withRetry(adapter(scenario.vendor, server.url), {
-      ...RETRY_OPTIONS,
+      ...scenario.retryOptions,
       onRetry: (info) => calls.at(-1)?.retries.push(info),
     });
     const executor = new AddExecutor();
@@ -226,7 +225,7 @@ const CASES = SCENARIOS.map(
 );
 
 describe.each(CASES)('fault matrix, %s', (_title, scenario) => {
-  const { expected } = scenario;
+  const { expected, retryOptions } = scenario;
   // Model calls that completed with their good turn: all, or all but the one that failed.
   const completedCalls = expected.attempts.length - (expected.status === 'completed' ? 0 : 1);
   const goodTexts = TURN_TEXTS.slice(0, completedCalls);
@@ -283,18 +282,22 @@ describe.each(CASES)('fault matrix, %s', (_title, scenario) => {
       const retry = call?.retries[0];
       expect(retry?.error.retryAfterMs).toBe(retryAfterMs);
       expect(retry?.delayMs).toBeGreaterThanOrEqual(retryAfterMs);
+      // Nor longer: the first retry's backoff ceiling is baseDelayMs, and the wait is the larger
+      // of the two, not their sum. This bounds the wait chosen, not the wall time (a loaded
+      // machine adds to that), so it holds on any machine.
+      expect(retry?.delayMs).toBeLessThanOrEqual(Math.max(retryAfterMs, retryOptions.baseDelayMs));
       // Measured on the server: from the rate-limited answer to the retried request.
       const first = call?.firstRequest ?? 0;
       const answered = observed.answeredAt[first];
       const retried = observed.arrivedAt[first + 1];
       if (answered === undefined || retried === undefined) throw new Error('no retried request');
       expect(retried - answered).toBeGreaterThanOrEqual(retryAfterMs);
-      expect(retried - answered).toBeLessThan(retryAfterMs + 500);
     });
   }
 
   if (expected.idleTimeout) {
-    it(`aborts the stalled attempt within the idle timeout + ${IDLE_SLACK_MS} ms`, () => {
+    const { idleTimeoutMs } = retryOptions;
+    it(`aborts the stalled attempt after one idle timeout (${idleTimeoutMs} ms) of silence`, () => {
       const call = observed.calls.find((candidate) =>
         candidate.events.some(({ event }) => event.type === 'stream-reset'),
       );
@@ -305,8 +308,10 @@ describe.each(CASES)('fault matrix, %s', (_title, scenario) => {
       expect(reset.event).toMatchObject({ type: 'stream-reset', reason: /^timeout: / });
       const silentMs = reset.at - lastBefore.at;
       // Node's timers fire on a millisecond clock: up to 1 ms early against performance.now().
-      expect(silentMs).toBeGreaterThanOrEqual(RETRY_OPTIONS.idleTimeoutMs - 1);
-      expect(silentMs).toBeLessThan(RETRY_OPTIONS.idleTimeoutMs + IDLE_SLACK_MS);
+      expect(silentMs).toBeGreaterThanOrEqual(idleTimeoutMs - 1);
+      // And by the first window, not a later one. The margin is a whole window rather than a
+      // few hundred ms, because a loaded CI machine runs timers and I/O late.
+      expect(silentMs).toBeLessThan(2 * idleTimeoutMs);
     });
   }
 
