@@ -37,3 +37,17 @@ export function assertImplements(
       `expected ${what} (with ${methods.map((m) => `${m}()`).join(', ')})`,
     );
 }
+
+/**
+ * Throws `ConfigError` when an injected tracer, clock or pricing table lacks its methods. Shared
+ * by the loop and the Agent, which checks at construction.
+ */
+export function assertCollaborators(options: {
+  readonly tracer?: unknown;
+  readonly clock?: unknown;
+  readonly pricing?: unknown;
+}): void {
+  assertImplements(options.tracer, ['startSpan', 'withSpan'], 'tracer', 'a Tracer');
+  assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
+  assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
+}

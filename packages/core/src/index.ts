@@ -2,7 +2,7 @@ export { AsyncQueue } from './async-queue.js';
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
 export { canonicalJson } from './canonical-json.js';
 export { type Clock, systemClock } from './clock.js';
-export { assertImplements, assertOptions } from './config-checks.js';
+export { assertCollaborators, assertImplements, assertOptions } from './config-checks.js';
 export {
   CancelledError,
   ConfigError,

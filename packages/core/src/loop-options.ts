@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { assertImplements, assertOptions } from './config-checks.js';
+import { assertCollaborators, assertOptions } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
 import { assertMessages } from './message-shape.js';
@@ -133,9 +133,7 @@ export function checkLoopOptions(options: LoopOptions): Limits {
     throw new ConfigError('options', 'expected an object');
   }
   assertOptions(options, LOOP_OPTION_KEYS, '');
-  assertImplements(options.tracer, ['startSpan', 'withSpan'], 'tracer', 'a Tracer');
-  assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
-  assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
+  assertCollaborators(options);
   if (!options.provider || typeof options.provider.stream !== 'function') {
     throw new ConfigError('provider', 'expected a Provider with a stream() method');
   }

@@ -1,6 +1,6 @@
 import {
   type AgentEvent,
-  assertImplements,
+  assertCollaborators,
   assertMessages,
   assertOptions,
   ConfigError,
@@ -55,9 +55,7 @@ export class Agent {
     if (options === null || typeof options !== 'object')
       throw new ConfigError('options', 'expected an object');
     assertOptions(options, OPTION_KEYS, '');
-    assertImplements(options.tracer, ['startSpan', 'withSpan'], 'tracer', 'a Tracer');
-    assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
-    assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
+    assertCollaborators(options);
     if (!options.provider || typeof options.provider.stream !== 'function') {
       throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
     }
