@@ -2,6 +2,7 @@ export { AsyncQueue } from './async-queue.js';
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
 export { canonicalJson } from './canonical-json.js';
 export { type Clock, systemClock } from './clock.js';
+export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
 export { assertCollaborators, assertImplements, assertOptions } from './config-checks.js';
 export {
   CancelledError,

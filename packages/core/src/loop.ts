@@ -1,4 +1,5 @@
 import { systemClock } from './clock.js';
+import type { CompactionRecord } from './compaction-record.js';
 import { CancelledError, type Guard, GuardTrippedError, HarnessError } from './errors.js';
 import { type HistoryRepair, repairHistory, repairPairs } from './history.js';
 import { HistoryChecker } from './history-checker.js';
@@ -64,6 +65,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
   const initial = repairHistory(options.history, { reason: 'interrupted' });
   const history: Message[] = initial.history;
   const repairs: HistoryRepair[] = [...initial.repairs];
+  const compactions: CompactionRecord[] = [];
   const firstNewIndex = Math.max(0, history.length - 1);
   const checker = new HistoryChecker();
   const repeats = new RepeatedCallCounter();
@@ -256,6 +258,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     messages: history,
     newMessages: history.slice(firstNewIndex),
     repairs,
+    compactions,
   };
   runSpan.setAttributes({
     ...usageAttributes(usage),

@@ -1,3 +1,4 @@
+import type { CompactionEvent, CompactionRecord } from './compaction-record.js';
 import type { Guard } from './errors.js';
 import type { HistoryRepair } from './history.js';
 import type { Message, ToolUseBlock } from './messages.js';
@@ -38,6 +39,8 @@ export interface RunResult {
   readonly newMessages: readonly Message[];
   /** Repairs made to the history during the run (input repair, cancellation). */
   readonly repairs: readonly HistoryRepair[];
+  /** Compactions made during the run, in order (skipped ones included). */
+  readonly compactions: readonly CompactionRecord[];
 }
 
 /**
@@ -57,4 +60,5 @@ export type AgentEvent =
       readonly costUsd: number;
     }
   | { readonly type: 'history-repair'; readonly repairs: readonly HistoryRepair[] }
+  | CompactionEvent
   | { readonly type: 'run-end'; readonly result: RunResult };

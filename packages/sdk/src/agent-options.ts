@@ -97,6 +97,7 @@ export function failedBeforeStart(error: unknown, history: readonly Message[]): 
     messages: history,
     newMessages: [],
     repairs: [],
+    compactions: [],
   };
 }
 
