@@ -1,0 +1,2 @@
+// @mh/eval: record/replay and the eval toolkit. Exports are added as the modules land.
+export {};
