@@ -10,6 +10,7 @@ import {
   PROVIDER_ERROR_KINDS,
   ProviderError,
   type ProviderErrorKind,
+  ReplayDriftError,
   SessionConflictError,
   ToolInputError,
   ToolTimeoutError,
@@ -34,6 +35,10 @@ const examples: [string, HarnessError][] = [
   ['CancelledError', new CancelledError()],
   ['SessionConflictError', new SessionConflictError('s1', 'a', 'b')],
   ['McpProtocolError', new McpProtocolError('fs', 'bad version')],
+  [
+    'ReplayDriftError',
+    new ReplayDriftError('drift', { path: 'system', recorded: 'a', actual: 'b', requestIndex: 0 }),
+  ],
 ];
 
 describe('HarnessError', () => {
@@ -185,5 +190,23 @@ describe('ToolInputError', () => {
   it('lists every issue in its message', () => {
     const error = new ToolInputError('read', ['path: expected string', 'limit: expected number']);
     expect(error.message).toBe('Invalid arguments: path: expected string; limit: expected number');
+  });
+});
+
+describe('ReplayDriftError', () => {
+  it('keeps the drifted path, both values and the request ordinal', () => {
+    const error = new ReplayDriftError('request 2: maxOutputTokens differs', {
+      path: 'maxOutputTokens',
+      recorded: 1024,
+      actual: 512,
+      requestIndex: 2,
+    });
+    expect(error).toMatchObject({
+      path: 'maxOutputTokens',
+      recorded: 1024,
+      actual: 512,
+      requestIndex: 2,
+    });
+    expect(ProviderError.isInstance(error)).toBe(false);
   });
 });

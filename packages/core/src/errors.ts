@@ -258,3 +258,33 @@ export class McpProtocolError extends HarnessError {
     this.code = fields?.code;
   }
 }
+
+/**
+ * A replayed run sent a request that differs from the recorded one (or one the recording does not
+ * have). A harness finding: the prompt, tools, history or parameters changed since recording.
+ */
+export class ReplayDriftError extends HarnessError {
+  static override readonly brandName: string = 'ReplayDriftError';
+  /** True for a `ReplayDriftError` from any copy of `@mh/core`. */
+  static override readonly isInstance: (value: unknown) => value is ReplayDriftError =
+    brandCheck('ReplayDriftError');
+  /** The first field that differs, e.g. `system`, `messages[3].content[0].text`, `requests`. */
+  readonly path: string;
+  /** The recorded value at `path` (undefined when absent). */
+  readonly recorded: unknown;
+  /** The value sent now at `path` (undefined when absent). */
+  readonly actual: unknown;
+  /** 0-based ordinal of the request within its recording. */
+  readonly requestIndex: number;
+
+  constructor(
+    message: string,
+    fields: { path: string; recorded: unknown; actual: unknown; requestIndex: number },
+  ) {
+    super(message);
+    this.path = fields.path;
+    this.recorded = fields.recorded;
+    this.actual = fields.actual;
+    this.requestIndex = fields.requestIndex;
+  }
+}

@@ -16,6 +16,7 @@ export {
   PROVIDER_ERROR_KINDS,
   ProviderError,
   type ProviderErrorKind,
+  ReplayDriftError,
   SessionConflictError,
   ToolInputError,
   ToolTimeoutError,
