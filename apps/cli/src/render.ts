@@ -1,5 +1,5 @@
 import type { AgentEvent, RunResult } from '@mh/sdk';
-import { toolResultText } from '@mh/sdk';
+import { toolResultText, unfenceUntrusted } from '@mh/sdk';
 
 /** Where output goes; streams in production, buffers in tests. */
 export interface Output {
@@ -64,7 +64,8 @@ export class EventRenderer {
         );
         break;
       case 'tool-execution-end': {
-        const text = oneLine(toolResultText(event.outcome.result)) || '(empty)';
+        // The data, without the injection defence's fence: the fence is for the model.
+        const text = oneLine(unfenceUntrusted(toolResultText(event.outcome.result))) || '(empty)';
         const line = event.outcome.result.isError
           ? this.#red(`  ✗ ${text}`)
           : this.#dim(`  ↳ ${text}`);

@@ -152,4 +152,11 @@ export {
   type SpanOptions,
   type Tracer,
 } from './tracer.js';
+export {
+  checkBoundary,
+  fenceUntrusted,
+  injectionDefenseRule,
+  newBoundary,
+  unfenceUntrusted,
+} from './untrusted-data.js';
 export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';

@@ -10,6 +10,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   toolResultText,
+  unfenceUntrusted,
 } from '@mh/core';
 import { playEvents, type TurnContent, turnEvents } from './stream-turn.js';
 
@@ -108,7 +109,8 @@ function answerFromResults(
   const parts: string[] = [];
   for (const result of results) {
     const name = names.get(result.toolUseId) ?? 'the tool';
-    const text = toolResultText(result).trim();
+    // The fake model reads fenced data as data (the Agent's injection defence fences results).
+    const text = unfenceUntrusted(toolResultText(result)).trim();
     if (result.isError) {
       parts.push(`${name} reported an error: ${text}`);
     } else if (name === 'calculator') {

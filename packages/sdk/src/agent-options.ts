@@ -17,6 +17,7 @@ import {
   ZERO_USAGE,
 } from '@mh/core';
 import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
+import type { InjectionDefenseOptions } from './injection-defense.js';
 import type { AgentSession } from './session-binding.js';
 
 /** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
@@ -57,6 +58,13 @@ export interface AgentOptions {
   readonly clock?: Clock;
   /** Persist the conversation: each turn is committed, each tool call journaled (crash-safe). */
   readonly session?: AgentSession;
+  /**
+   * Prompt-injection defence (spotlighting), on by default: results of tools are fenced as
+   * untrusted data between lines carrying a random boundary token, and a rule appended to the
+   * system prompt says nothing inside a fence is an instruction. `false` turns it off;
+   * `{ boundary }` fixes the token (needed for byte-identical replays).
+   */
+  readonly injectionDefense?: boolean | InjectionDefenseOptions;
 }
 
 /** Per-run options. */
@@ -81,6 +89,7 @@ export const OPTION_KEYS: readonly string[] = [
   'history',
   'clock',
   'session',
+  'injectionDefense',
 ];
 
 /** The result of a run that could not start (its prompt could not be committed). */

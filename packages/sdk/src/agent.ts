@@ -30,6 +30,7 @@ import {
   OPTION_KEYS,
   type RunOptions,
 } from './agent-options.js';
+import { applyInjectionDefense } from './injection-defense.js';
 import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-binding.js';
 
 /**
@@ -44,6 +45,7 @@ import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-
  */
 export class Agent {
   readonly #options: AgentOptions;
+  readonly #system: string | undefined;
   readonly #executor: ToolExecutorPort | undefined;
   readonly #isIdempotent: (toolName: string) => boolean;
   readonly #session: SessionBinding | undefined;
@@ -79,7 +81,13 @@ export class Agent {
     checkPermissions(options.permissions);
     this.#options = options;
     const tools = buildExecutor(options);
-    this.#executor = tools.executor;
+    const defended = applyInjectionDefense(
+      options.injectionDefense,
+      options.system,
+      tools.executor,
+    );
+    this.#system = defended.system;
+    this.#executor = defended.executor;
     this.#isIdempotent = tools.isIdempotent;
     this.#session = options.session === undefined ? undefined : new SessionBinding(options.session);
     if (options.session !== undefined && options.history !== undefined) {
@@ -231,7 +239,7 @@ export class Agent {
       const loop = runLoop({
         provider: this.#options.provider,
         model: this.#options.model,
-        system: this.#options.system,
+        system: this.#system,
         history: this.#history,
         tools: this.#executor,
         limits: mergeLimits(this.#options.limits, options.limits),

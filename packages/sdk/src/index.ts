@@ -31,6 +31,7 @@ export {
   type Tracer,
   toolResultText,
   type Usage,
+  unfenceUntrusted,
   validateHistory,
 } from '@mh/core';
 export {
@@ -51,6 +52,7 @@ export {
 } from '@mh/tools';
 export { Agent } from './agent.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
+export type { InjectionDefenseOptions } from './injection-defense.js';
 export {
   type AgentSession,
   interruptedOutcomeText,

@@ -9,6 +9,7 @@ import {
   type SessionState,
   type ToolResultBlock,
   toolUsesOf,
+  unfenceUntrusted,
   validateHistory,
 } from '@mh/core';
 import { openSqliteStore } from '@mh/session-sqlite';
@@ -97,8 +98,11 @@ function runsPerCall(sideEffects: string, tool: string): Map<string, number> {
   return runs;
 }
 
+/** A result's text, read through the fence of the Agent's injection defence (on by default). */
 const resultText = (result: ToolResultBlock): string =>
-  result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  unfenceUntrusted(
+    result.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+  );
 
 /** A deterministic generator of numbers in [0, 1) (mulberry32), so a failing run can be replayed. */
 function seededRandom(seed: number): () => number {

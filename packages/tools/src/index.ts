@@ -8,6 +8,11 @@ export {
 } from './default-permission-policy.js';
 export { defineTool, type ToolDefinition } from './define-tool.js';
 export {
+  fenceToolResult,
+  SpotlightingExecutor,
+  type SpotlightingExecutorOptions,
+} from './spotlighting-executor.js';
+export {
   DEFAULT_MAX_RESULT_CHARS,
   ToolExecutor,
   type ToolExecutorOptions,
