@@ -241,6 +241,41 @@ export class SessionConflictError extends HarnessError {
   }
 }
 
+/** Why a session store's database could not serve a call. */
+export const SESSION_STORE_FAILURES = [
+  'busy',
+  'timeout',
+  'unreachable',
+  'outcome-unknown',
+] as const;
+/**
+ * `busy`: a lock stayed held past the lock timeout; `timeout`: a statement ran past its limit;
+ * `unreachable`: the server is down, restarting or the connection broke before anything was
+ * committed; `outcome-unknown`: the connection broke while the commit was in flight.
+ */
+export type SessionStoreFailure = (typeof SESSION_STORE_FAILURES)[number];
+
+/**
+ * A session store's database could not serve a call now. Always retryable. For every failure but
+ * `outcome-unknown` nothing was written; after `outcome-unknown` the write may have landed, and
+ * retrying the same call is safe (a commit retried on the same head returns the landed checkpoint).
+ */
+export class SessionStoreUnavailableError extends HarnessError {
+  static override readonly brandName: string = 'SessionStoreUnavailableError';
+  /** True for a `SessionStoreUnavailableError` (or subclass) from any copy of `@mh/core`. */
+  static override readonly isInstance: (value: unknown) => value is SessionStoreUnavailableError =
+    brandCheck('SessionStoreUnavailableError');
+  /** What went wrong. */
+  readonly failure: SessionStoreFailure;
+  /** Always true: the call may be tried again. */
+  readonly retryable: boolean = true;
+
+  constructor(failure: SessionStoreFailure, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.failure = failure;
+  }
+}
+
 /** An MCP server broke the protocol (bad version, malformed message, crash). */
 export class McpProtocolError extends HarnessError {
   static override readonly brandName: string = 'McpProtocolError';

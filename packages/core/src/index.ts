@@ -2,8 +2,27 @@ export { AsyncQueue } from './async-queue.js';
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
 export { canonicalJson } from './canonical-json.js';
 export { type Clock, systemClock } from './clock.js';
+export {
+  type CompactionContext,
+  type CompactionOutcome,
+  Compactor,
+  type CompactorDeps,
+  findCut,
+} from './compaction.js';
+export {
+  type CompactionOptions,
+  MIN_OLD_SEGMENT_RATIO,
+  type ResolvedCompaction,
+  resolveCompaction,
+} from './compaction-options.js';
+export {
+  applyCompactionPatch,
+  type CompactionPatch,
+  compactionPatches,
+} from './compaction-patch.js';
 export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
 export { assertCollaborators, assertImplements, assertOptions } from './config-checks.js';
+export { ContextMeter, type ContextMeterState, type ContextSize } from './context-meter.js';
 export {
   CancelledError,
   ConfigError,
@@ -17,7 +36,10 @@ export {
   ProviderError,
   type ProviderErrorKind,
   ReplayDriftError,
+  SESSION_STORE_FAILURES,
   SessionConflictError,
+  type SessionStoreFailure,
+  SessionStoreUnavailableError,
   ToolInputError,
   ToolTimeoutError,
 } from './errors.js';
@@ -33,6 +55,7 @@ export {
   type ViolationKind,
   validateHistory,
 } from './history.js';
+export { extractIdentifiers } from './identifiers.js';
 export {
   InMemoryTracer,
   type InMemoryTracerOptions,
@@ -91,6 +114,7 @@ export {
   type StreamOptions,
   type ToolSpec,
 } from './provider.js';
+export { type ProviderSummarizerOptions, providerSummarizer } from './provider-summarizer.js';
 export { type AgentEvent, RUN_STATUSES, type RunResult, type RunStatus } from './run-result.js';
 export {
   type BranchInfo,
@@ -115,6 +139,7 @@ export {
   subtreeOf,
 } from './span-record.js';
 export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
+export { renderTranscript, SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './summary-prompt.js';
 export {
   estimateBlockTokens,
   estimateMessageTokens,
@@ -152,6 +177,7 @@ export {
   type SpanOptions,
   type Tracer,
 } from './tracer.js';
+export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './trim.js';
 export {
   checkBoundary,
   fenceUntrusted,

@@ -1,5 +1,8 @@
 import type { Clock } from './clock.js';
+import type { CompactionOptions } from './compaction-options.js';
+import type { CompactionEvent } from './compaction-record.js';
 import { assertCollaborators, assertOptions } from './config-checks.js';
+import type { ContextMeterState } from './context-meter.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
 import { assertMessages } from './message-shape.js';
@@ -22,6 +25,8 @@ export interface CommittedTurn {
   readonly costUsd: number;
   /** The model that answered. */
   readonly model: string;
+  /** The turn's context measurement (with compaction on): kept so a resumed meter need not guess. */
+  readonly context?: ContextMeterState;
 }
 
 /**
@@ -37,6 +42,8 @@ export interface LoopHooks {
   toolEnd?(call: ToolUseBlock, result: ToolResultBlock): Promise<void>;
   /** A turn completed: its assistant message and all its results are in the history. */
   turnCommitted?(turn: CommittedTurn): Promise<void>;
+  /** A compaction changed or tried to change the history (`history` is the history after it). */
+  compacted?(events: readonly CompactionEvent[], history: readonly Message[]): Promise<void>;
 }
 
 /** Everything one run of the loop needs. */
@@ -78,6 +85,8 @@ export interface LoopOptions {
   readonly onSettled?: (history: readonly Message[]) => void;
   /** Persistence hooks (journal and commit). */
   readonly hooks?: LoopHooks;
+  /** Keeps the history inside the model's context window (default: no compaction). */
+  readonly compaction?: CompactionOptions;
 }
 
 const LOOP_OPTION_KEYS = [
@@ -98,6 +107,7 @@ const LOOP_OPTION_KEYS = [
   'runId',
   'onSettled',
   'hooks',
+  'compaction',
 ];
 
 /**
@@ -159,7 +169,11 @@ export function checkLoopOptions(options: LoopOptions): Limits {
     throw new ConfigError('stopSequences', 'expected an array of strings');
   }
   if (options.hooks !== undefined) {
-    assertOptions(options.hooks, ['beforeTools', 'toolStart', 'toolEnd', 'turnCommitted'], 'hooks');
+    assertOptions(
+      options.hooks,
+      ['beforeTools', 'toolStart', 'toolEnd', 'turnCommitted', 'compacted'],
+      'hooks',
+    );
   }
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new ConfigError('onSettled', 'expected a function');

@@ -1,5 +1,6 @@
 import { systemClock } from './clock.js';
 import type { CompactionRecord } from './compaction-record.js';
+import { compactionStep, setupCompaction } from './compaction-step.js';
 import { CancelledError, type Guard, GuardTrippedError, HarnessError } from './errors.js';
 import { type HistoryRepair, repairHistory, repairPairs } from './history.js';
 import { HistoryChecker } from './history-checker.js';
@@ -8,14 +9,15 @@ import { checkLoopOptions, type LoopOptions } from './loop-options.js';
 import { type Message, messageText, newMessageId, toolUsesOf } from './messages.js';
 import { streamModelCall, usageAttributes } from './model-call.js';
 import { defaultPricing } from './pricing.js';
-import type { StopReason } from './provider.js';
+import type { ModelRequest, StopReason } from './provider.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
+import { estimateRequestTokens } from './tokens.js';
 import { runToolBatch } from './tool-batch.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS } from './trace-vocabulary.js';
 import { noopTracer, SPAN_NAMES } from './tracer.js';
-import { addUsage, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
+import { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
 
 /** Why a run stopped before the model finished. */
 type Stop =
@@ -62,11 +64,20 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     },
   });
 
+  const compaction = options.compaction
+    ? setupCompaction(options.compaction, {
+        provider: options.provider,
+        model: options.model,
+        pricing,
+        clock,
+      })
+    : undefined;
   const initial = repairHistory(options.history, { reason: 'interrupted' });
   const history: Message[] = initial.history;
   const repairs: HistoryRepair[] = [...initial.repairs];
   const compactions: CompactionRecord[] = [];
-  const firstNewIndex = Math.max(0, history.length - 1);
+  // The messages this run added (its prompt first), to find them again after a compaction.
+  const added = new Set<Message>(history.slice(Math.max(0, history.length - 1)));
   const checker = new HistoryChecker();
   const repeats = new RepeatedCallCounter();
   let usage: Usage = ZERO_USAGE;
@@ -120,18 +131,55 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           const details = violations.map((violation) => violation.detail).join('; ');
           throw new HarnessError(`History breaks the pairing invariant: ${details}`);
         }
-        const call = yield* streamModelCall(
-          {
-            model: options.model,
-            system: options.system,
-            messages: history.slice(),
-            tools: options.tools?.specs() ?? [],
-            maxOutputTokens: options.maxOutputTokens,
-            temperature: options.temperature,
-            stopSequences: options.stopSequences,
-          },
-          { provider: options.provider, run, tracer, parent: turnSpan, pricing, clock },
-        );
+        const tools = options.tools?.specs() ?? [];
+        if (compaction) {
+          const step = await compactionStep(
+            compaction,
+            history,
+            {
+              runId,
+              turn: turns,
+              model: options.model,
+              system: options.system,
+              tools,
+              signal: run.signal,
+            },
+            { tracer, parent: turnSpan },
+          );
+          if (step.events.length > 0) {
+            usage = addUsage(usage, step.usage);
+            costUsd += step.costUsd;
+            compactions.push(...step.records);
+            if (step.history) {
+              for (const message of step.history)
+                if (!history.includes(message)) added.add(message);
+              history.splice(0, history.length, ...step.history);
+            }
+            await options.hooks?.compacted?.(step.events, history);
+            for (const event of step.events) yield event;
+          }
+          if (run.aborted) {
+            stop = abortStop();
+            break;
+          }
+        }
+        const request: ModelRequest = {
+          model: options.model,
+          system: options.system,
+          messages: history.slice(),
+          tools,
+          maxOutputTokens: options.maxOutputTokens,
+          temperature: options.temperature,
+          stopSequences: options.stopSequences,
+        };
+        const call = yield* streamModelCall(request, {
+          provider: options.provider,
+          run,
+          tracer,
+          parent: turnSpan,
+          pricing,
+          clock,
+        });
         usage = addUsage(usage, call.discardedUsage);
         costUsd += call.costUsd;
         if (call.end === undefined) {
@@ -152,6 +200,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           break;
         }
         const end = call.end;
+        compaction?.meter.observe(request, end.usage);
         usage = addUsage(usage, end.usage);
         stopReason = end.stopReason;
         const fresh = checker.withFreshToolUseIds(end.message);
@@ -167,7 +216,10 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         }
         const assistant = fresh.message;
         // An empty assistant message is not appended: providers reject empty content.
-        if (assistant.content.length > 0) history.push(assistant);
+        if (assistant.content.length > 0) {
+          history.push(assistant);
+          added.add(assistant);
+        }
         lastText = messageText(assistant);
         const calls = toolUsesOf(assistant);
 
@@ -184,8 +236,11 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             maxRepeatedCalls: limits.maxRepeatedCalls,
             hooks: options.hooks,
           });
-          if (batch.results.length > 0)
-            history.push({ id: newMessageId(), role: 'user', content: batch.results });
+          if (batch.results.length > 0) {
+            const results: Message = { id: newMessageId(), role: 'user', content: batch.results };
+            history.push(results);
+            added.add(results);
+          }
           if (run.aborted) {
             stop = abortStop();
             break;
@@ -199,6 +254,12 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             usage: addUsage(end.usage, call.discardedUsage),
             costUsd: call.costUsd,
             model: end.model ?? options.model,
+            context: compaction
+              ? {
+                  promptTokens: promptTokens(end.usage),
+                  estimatedTokens: estimateRequestTokens(request),
+                }
+              : undefined,
           });
         }
         yield { type: 'turn-end', turn: turns, usage: end.usage, costUsd: call.costUsd };
@@ -256,7 +317,12 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     costUsd,
     durationMs: clock.now() - startedAt,
     messages: history,
-    newMessages: history.slice(firstNewIndex),
+    newMessages: history.slice(
+      Math.max(
+        0,
+        history.findIndex((message) => added.has(message)),
+      ),
+    ),
     repairs,
     compactions,
   };

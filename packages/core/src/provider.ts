@@ -30,6 +30,11 @@ export interface ModelRequest {
   readonly temperature?: number;
   /** Sequences that end generation. */
   readonly stopSequences?: readonly string[];
+  /**
+   * What the call is for: absent for a turn of the conversation, `summary` for a compaction's
+   * summary. Adapters do not send it; it lets fakes and recorders tell the two apart.
+   */
+  readonly purpose?: 'summary';
 }
 
 /** Why the model stopped. */

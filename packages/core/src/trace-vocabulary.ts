@@ -87,8 +87,14 @@ export const SPAN_ATTRIBUTES: {
   readonly toolStatus: 'mh.tool.status';
   /** Attempts the executor made (more than 1 for retried idempotent tools). */
   readonly toolAttempts: 'mh.tool.attempts';
-  /** The compaction's stage: `trim`, `summary` or `skipped`. */
+  /** The compaction's stage: `trim`, `summary`, `drop` or `skipped` (the last record's). */
   readonly compactionStage: 'mh.compaction.stage';
+  /** Why it ran and what it did (records joined by `; then `). */
+  readonly compactionReason: 'mh.compaction.reason';
+  /** Messages whose tool output it shortened. */
+  readonly compactionTrimmedMessages: 'mh.compaction.trimmed_messages';
+  /** Its records' ids (`CompactionRecord.id`). */
+  readonly compactionIds: 'mh.compaction.ids';
   /** Estimated context tokens before the compaction. */
   readonly compactionTokensBefore: 'mh.compaction.tokens_before';
   /** Estimated context tokens after it. */
@@ -140,6 +146,9 @@ export const SPAN_ATTRIBUTES: {
   toolStatus: 'mh.tool.status',
   toolAttempts: 'mh.tool.attempts',
   compactionStage: 'mh.compaction.stage',
+  compactionReason: 'mh.compaction.reason',
+  compactionTrimmedMessages: 'mh.compaction.trimmed_messages',
+  compactionIds: 'mh.compaction.ids',
   compactionTokensBefore: 'mh.compaction.tokens_before',
   compactionTokensAfter: 'mh.compaction.tokens_after',
   compactionFoldedMessages: 'mh.compaction.folded_messages',

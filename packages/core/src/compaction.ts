@@ -1,0 +1,396 @@
+import type { Clock } from './clock.js';
+import type { ResolvedCompaction } from './compaction-options.js';
+import type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
+import type { ContextMeter } from './context-meter.js';
+import { validateHistory } from './history.js';
+import { extractIdentifiers } from './identifiers.js';
+import { type Message, newMessageId } from './messages.js';
+import type { PricingTable } from './pricing.js';
+import type { ModelRequest, ToolSpec } from './provider.js';
+import type { Summarizer } from './summarizer.js';
+import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
+import { estimateTokens } from './tokens.js';
+import { trimMessage } from './trim.js';
+import { type Usage, ZERO_USAGE } from './usage.js';
+
+/** Identifiers carried verbatim into a summary or drop note take at most this share of the window. */
+const CARRIED_IDENTIFIERS_SHARE = 0.1;
+/** Tool results are cut to this many tokens when a failed summary falls back to trimming. */
+const HARD_TRIM_TOKENS = 64;
+
+/** What a compaction needs to know about the request it runs before. */
+export interface CompactionContext {
+  readonly runId: string;
+  readonly turn: number;
+  readonly model: string;
+  readonly system?: string;
+  readonly tools: readonly ToolSpec[];
+  readonly signal?: AbortSignal;
+}
+
+/** What `Compactor.compact` did: a new history when it changed one, and its records. */
+export interface CompactionOutcome {
+  /** The compacted history, when the history changed. */
+  readonly history?: Message[];
+  /** One event per record, in order (a rejected summary, then the fallback that replaced it). */
+  readonly events: CompactionEvent[];
+}
+
+/** The collaborators of a `Compactor`. */
+export interface CompactorDeps {
+  readonly meter: ContextMeter;
+  readonly summarizer: Summarizer;
+  readonly instructions: string;
+  readonly pricing: PricingTable;
+  readonly clock: Clock;
+}
+
+/**
+ * Keeps a conversation inside its context window. Before each model call, when the context is
+ * over the threshold: stage 1 trims bulky tool results of the old segment (identifiers kept);
+ * if that is not enough, stage 2 replaces the old segment with a summary and keeps a recent tail
+ * verbatim. A summary that fails, is empty or is not smaller than its source is recorded as
+ * `skipped` (with its cost) and the compaction degrades to harder trimming, then to dropping the
+ * old segment behind a note that keeps its identifiers. The cut never separates a tool call from
+ * its result. Old segments under 5% of the window are never compacted, and that case is
+ * recorded once, not on every turn.
+ */
+export class Compactor {
+  readonly #settings: ResolvedCompaction;
+  readonly #deps: CompactorDeps;
+  #skipNoted = false;
+
+  constructor(settings: ResolvedCompaction, deps: CompactorDeps) {
+    this.#settings = settings;
+    this.#deps = deps;
+  }
+
+  /** The settings in force. */
+  get settings(): ResolvedCompaction {
+    return this.#settings;
+  }
+
+  /**
+   * Whether `compact` would act: the context is over the threshold, and it is not the case, already
+   * recorded, of an old segment too small to compact.
+   */
+  due(history: readonly Message[], context: CompactionContext): boolean {
+    const { meter } = this.#deps;
+    const size = meter.measure(requestOf(history, context)).tokens;
+    if (size < this.#settings.thresholdTokens) {
+      this.#skipNoted = false;
+      return false;
+    }
+    if (!this.#skipNoted) return true;
+    const estimate = (messages: readonly Message[]): number => meter.estimateMessages(messages);
+    const cut = findCut(history, estimate, this.#settings.keepRecentTokens);
+    return estimate(history.slice(0, cut)) >= this.#settings.minOldTokens;
+  }
+
+  /** Compacts `history` if the request it would make is over the threshold. */
+  async compact(
+    history: readonly Message[],
+    context: CompactionContext,
+  ): Promise<CompactionOutcome> {
+    const { meter, clock } = this.#deps;
+    const settings = this.#settings;
+    const size = meter.measure(requestOf(history, context)).tokens;
+    if (size < settings.thresholdTokens) {
+      this.#skipNoted = false;
+      return { events: [] };
+    }
+    const started = clock.now();
+    const cut = findCut(
+      history,
+      (messages) => meter.estimateMessages(messages),
+      settings.keepRecentTokens,
+    );
+    const old = history.slice(0, cut);
+    const tail = history.slice(cut);
+    const oldTokens = meter.estimateMessages(old);
+    const base = { context, started, before: size };
+
+    if (oldTokens < settings.minOldTokens) {
+      if (this.#skipNoted) return { events: [] };
+      this.#skipNoted = true;
+      const tailTokens = meter.estimateMessages(tail);
+      const reason =
+        `context ${size} tokens is over the threshold ${settings.thresholdTokens}, but the old ` +
+        `segment (${oldTokens} tokens) is under ${settings.minOldTokens} (5% of the window): ` +
+        `the newest messages alone hold ${tailTokens} tokens, so compaction cannot help; not retried until the history grows`;
+      return { events: [this.#event(base, 'skipped', reason, { after: size })] };
+    }
+    this.#skipNoted = false;
+
+    // Stage 1: trim bulky tool results of the old segment.
+    const trimmed = trimAll(old, settings.trimToolResultTokens);
+    const trimmedHistory = [...trimmed.messages, ...tail];
+    const afterTrim = meter.estimate(requestOf(trimmedHistory, context));
+    const reasonOver = `context ${size} tokens reached the threshold ${settings.thresholdTokens}`;
+    if (trimmed.changed.length > 0 && afterTrim < settings.thresholdTokens) {
+      return this.#done(trimmedHistory, [
+        this.#event(base, 'trim', `${reasonOver}; trimmed ${trimmed.changed.length} tool results`, {
+          after: afterTrim,
+          trimmed: trimmed.changed,
+          originals: old,
+        }),
+      ]);
+    }
+
+    // Stage 2: summarise the (trimmed) old segment.
+    const events: CompactionEvent[] = [];
+    const attempt = await this.#summarize(trimmed.messages, context);
+    const sourceTokens = meter.estimateMessages(trimmed.messages);
+    if (attempt.message) {
+      const summaryTokens = meter.estimateMessages([attempt.message]);
+      if (summaryTokens < sourceTokens) {
+        const compacted = [attempt.message, ...tail];
+        return this.#done(compacted, [
+          this.#event(
+            base,
+            'summary',
+            `${reasonOver}; summarised ${old.length} messages${attempt.omitted ? `; ${attempt.omitted} identifiers did not fit the summary` : ''}`,
+            {
+              after: meter.estimate(requestOf(compacted, context)),
+              folded: old,
+              originals: old,
+              summaryId: attempt.message.id,
+              usage: attempt.usage,
+              costUsd: attempt.costUsd,
+            },
+          ),
+        ]);
+      }
+      attempt.failure = `summary (${summaryTokens} tokens) not smaller than its source (${sourceTokens} tokens)`;
+    }
+    events.push(
+      this.#event(base, 'skipped', `${reasonOver}; summary discarded: ${attempt.failure}`, {
+        after: size,
+        usage: attempt.usage,
+        costUsd: attempt.costUsd,
+      }),
+    );
+
+    // Fallback 1: trim every old tool result hard.
+    const hard = trimAll(old, HARD_TRIM_TOKENS);
+    const hardHistory = [...hard.messages, ...tail];
+    const afterHard = meter.estimate(requestOf(hardHistory, context));
+    if (hard.changed.length > 0 && afterHard < settings.thresholdTokens) {
+      events.push(
+        this.#event(
+          base,
+          'trim',
+          `summary failed (${attempt.failure}); trimmed ${hard.changed.length} tool results hard instead`,
+          {
+            after: afterHard,
+            trimmed: hard.changed,
+            originals: old,
+          },
+        ),
+      );
+      return this.#done(hardHistory, events);
+    }
+
+    // Fallback 2: drop the old segment behind a note that keeps its identifiers.
+    const allIds = extractIdentifiers(renderTranscript(old));
+    const ids = this.#withinBudget(allIds);
+    const lost =
+      allIds.length > ids.length
+        ? `; ${allIds.length - ids.length} identifiers did not fit the note`
+        : '';
+    const note: Message = {
+      id: newMessageId(),
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: `[Compaction dropped ${old.length} earlier messages: no summary of them could be made.${ids.length > 0 ? ` Exact identifiers they mentioned: ${ids.join(', ')}` : ''}]`,
+        },
+      ],
+      meta: { compaction: 'drop', cacheBreakpoint: true },
+    };
+    const dropped = [note, ...tail];
+    events.push(
+      this.#event(
+        base,
+        'drop',
+        `summary failed (${attempt.failure}); dropped ${old.length} messages${lost}`,
+        {
+          after: meter.estimate(requestOf(dropped, context)),
+          folded: old,
+          originals: old,
+          summaryId: note.id,
+        },
+      ),
+    );
+    return this.#done(dropped, events);
+  }
+
+  #done(history: Message[], events: CompactionEvent[]): CompactionOutcome {
+    const violations = validateHistory(history);
+    if (violations.length > 0) {
+      // Never reached by construction (cuts fall on turn boundaries); refuse rather than corrupt.
+      const last = events.at(-1) as CompactionEvent;
+      const record: CompactionRecord = {
+        ...last.record,
+        stage: 'skipped',
+        reason: `compaction refused: it would break the history (${violations[0]?.detail})`,
+        foldedMessageIds: [],
+        trimmedMessageIds: [],
+        summaryMessageId: undefined,
+        tokensAfter: last.record.tokensBefore,
+      };
+      return { events: [...events.slice(0, -1), { type: 'compaction', record, originals: [] }] };
+    }
+    this.#deps.meter.invalidate();
+    return { history, events };
+  }
+
+  async #summarize(
+    messages: readonly Message[],
+    context: CompactionContext,
+  ): Promise<{
+    message?: Message;
+    usage: Usage;
+    costUsd: number;
+    failure: string;
+    omitted?: number;
+  }> {
+    const { summarizer, instructions, pricing } = this.#deps;
+    let summary: Awaited<ReturnType<Summarizer['summarize']>>;
+    try {
+      summary = await summarizer.summarize({ messages, instructions, signal: context.signal });
+    } catch (error) {
+      const usage = usageOfFailure(error);
+      return {
+        usage,
+        costUsd: pricing.cost(context.model, usage) ?? 0,
+        failure: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    const usage = summary.usage ?? ZERO_USAGE;
+    const costUsd = pricing.cost(summary.model ?? context.model, usage) ?? 0;
+    const text = typeof summary.text === 'string' ? summary.text.trim() : '';
+    if (text === '') return { usage, costUsd, failure: 'the summary was empty' };
+    if (!/\p{L}{2}/u.test(text)) return { usage, costUsd, failure: 'the summary held no words' };
+    const missing = extractIdentifiers(renderTranscript(messages)).filter(
+      (id) => !text.includes(id),
+    );
+    const fit = this.#withinBudget(missing);
+    const carried =
+      fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';
+    const omitted = missing.length - fit.length;
+    const message: Message = {
+      id: newMessageId(),
+      role: 'user',
+      content: [{ type: 'text', text: `${SUMMARY_HEADER}\n${text}${carried}` }],
+      meta: { compaction: 'summary', cacheBreakpoint: true },
+    };
+    return { message, usage, costUsd, failure: '', omitted };
+  }
+
+  /** The first identifiers that fit the carrying budget. */
+  #withinBudget(ids: readonly string[]): string[] {
+    const budget = Math.floor(this.#settings.contextWindow * CARRIED_IDENTIFIERS_SHARE);
+    const out: string[] = [];
+    let used = 0;
+    for (const id of ids) {
+      used += estimateTokens(id) + 1;
+      if (used > budget) break;
+      out.push(id);
+    }
+    return out;
+  }
+
+  #event(
+    base: { context: CompactionContext; started: number; before: number },
+    stage: CompactionStage,
+    reason: string,
+    parts: {
+      after: number;
+      folded?: readonly Message[];
+      trimmed?: readonly string[];
+      originals?: readonly Message[];
+      summaryId?: string;
+      usage?: Usage;
+      costUsd?: number;
+    },
+  ): CompactionEvent {
+    const folded = parts.folded?.map((message) => message.id) ?? [];
+    const trimmed = parts.trimmed ?? [];
+    const touched = new Set([...folded, ...trimmed]);
+    const record: CompactionRecord = {
+      id: newMessageId('cmp'),
+      runId: base.context.runId,
+      turn: base.context.turn,
+      stage,
+      reason,
+      foldedMessageIds: folded,
+      trimmedMessageIds: trimmed,
+      summaryMessageId: parts.summaryId,
+      tokensBefore: base.before,
+      tokensAfter: parts.after,
+      thresholdTokens: this.#settings.thresholdTokens,
+      usage: parts.usage ?? ZERO_USAGE,
+      costUsd: parts.costUsd ?? 0,
+      durationMs: Math.max(0, this.#deps.clock.now() - base.started),
+    };
+    const originals = (parts.originals ?? []).filter((message) => touched.has(message.id));
+    return { type: 'compaction', record, originals };
+  }
+}
+
+/** The request a history would make (what the meter measures). */
+function requestOf(messages: readonly Message[], context: CompactionContext): ModelRequest {
+  return { model: context.model, system: context.system, tools: context.tools, messages };
+}
+
+/** A message the kept tail may start with: not a user message answering the calls before it. */
+function canStartTail(message: Message): boolean {
+  return (
+    message.role === 'assistant' || !message.content.some((block) => block.type === 'tool_result')
+  );
+}
+
+/**
+ * Where the recent tail starts: the earliest turn boundary whose suffix fits `keepTokens`, but
+ * never the very start (something must be old) and never after the newest message. Returns 0
+ * when there is no boundary to cut at.
+ */
+export function findCut(
+  history: readonly Message[],
+  estimate: (messages: readonly Message[]) => number,
+  keepTokens: number,
+): number {
+  let best = 0;
+  let tailTokens = 0;
+  for (let index = history.length - 1; index >= 1; index--) {
+    tailTokens += estimate([history[index] as Message]);
+    if (tailTokens > keepTokens && best !== 0) break;
+    if (canStartTail(history[index] as Message)) {
+      best = index;
+      if (tailTokens > keepTokens) break;
+    }
+  }
+  return best;
+}
+
+function trimAll(
+  messages: readonly Message[],
+  keepTokens: number,
+): { messages: Message[]; changed: string[] } {
+  const changed: string[] = [];
+  const out = messages.map((message) => {
+    const trimmed = trimMessage(message, keepTokens);
+    if (!trimmed) return message;
+    changed.push(message.id);
+    return trimmed;
+  });
+  return { messages: out, changed };
+}
+
+/** Tokens a failed summary call still used, when its error says (a ProviderError with usage). */
+function usageOfFailure(error: unknown): Usage {
+  const usage = (error as { usage?: Usage } | null)?.usage;
+  return usage && typeof usage.inputTokens === 'number' ? usage : ZERO_USAGE;
+}
