@@ -1,0 +1,46 @@
+import { ConfigError } from '@mh/core';
+
+/** Why a file cannot be used as a cassette. */
+export const CASSETTE_FILE_PROBLEMS = [
+  'missing',
+  'exists',
+  'unreadable',
+  'not-a-cassette',
+  'newer-version',
+  'corrupt',
+] as const;
+/** Why a file cannot be used as a cassette. */
+export type CassetteFileProblem = (typeof CASSETTE_FILE_PROBLEMS)[number];
+
+const brand = Symbol.for('mh.error.CassetteFileError');
+
+/**
+ * The file given to `openCassette` cannot be used: absent (replay), present (record without
+ * `overwrite`), not a cassette, written by a newer format version, or corrupt before its last
+ * line. The file is left as it was. A `ConfigError` whose `field` is `path`.
+ */
+export class CassetteFileError extends ConfigError {
+  static override readonly brandName: string = 'CassetteFileError';
+  /** True for a `CassetteFileError` from any copy of `@mh/eval`. */
+  static override readonly isInstance: (value: unknown) => value is CassetteFileError = (
+    value: unknown,
+  ): value is CassetteFileError =>
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[brand] === true;
+  /** The file, as given. */
+  readonly path: string;
+  /** What is wrong with it. */
+  readonly problem: CassetteFileProblem;
+
+  constructor(
+    path: string,
+    problem: CassetteFileProblem,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super('path', `${path}: ${detail}`, options);
+    this.path = path;
+    this.problem = problem;
+  }
+}

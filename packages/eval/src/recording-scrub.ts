@@ -1,0 +1,57 @@
+/** Replaces secrets in a cassette line (JSON text) with `[REDACTED:<kind>]`. */
+export type Scrubber = (jsonText: string) => string;
+
+/**
+ * Key shapes that must never reach a cassette. Each matches only characters that need no JSON
+ * escaping, so masking the serialised line keeps it valid JSON.
+ */
+const KEY_PATTERNS: readonly (readonly [string, RegExp])[] = [
+  ['anthropic-key', /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g],
+  ['openai-key', /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g],
+  ['github-token', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g],
+  ['aws-access-key', /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g],
+];
+const BEARER = /(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi;
+
+/** Environment variables whose values are credentials. */
+const SECRET_NAME = /(?:API_?KEY|TOKEN|SECRET|PASSWORD)$/i;
+/** Shorter literals would mask ordinary words. */
+const MIN_SECRET_LENGTH = 8;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Builds the scrubber of a cassette: API-key shapes (Anthropic, OpenAI, GitHub, AWS), bearer
+ * tokens, the values of environment variables named `*_API_KEY`, `*_TOKEN`, `*_SECRET`,
+ * `*_PASSWORD`, and the given literals (8 characters or more). Literals are matched in their
+ * JSON-escaped form, as they appear in the line.
+ */
+export function createScrubber(
+  secrets: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Scrubber {
+  const literals = new Set<string>();
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) literals.add(secret);
+  for (const [name, value] of Object.entries(env)) {
+    if (SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
+      literals.add(value);
+  }
+  const escaped = [...literals]
+    .map((literal) => JSON.stringify(literal).slice(1, -1))
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp);
+  const literalPattern = escaped.length > 0 ? new RegExp(escaped.join('|'), 'g') : undefined;
+  return (text: string): string => {
+    let out = literalPattern ? text.replace(literalPattern, '[REDACTED:secret]') : text;
+    for (const [name, pattern] of KEY_PATTERNS) {
+      // Most lines hold no key: a cheap test first avoids building a new string.
+      pattern.lastIndex = 0;
+      if (pattern.test(out)) out = out.replace(pattern, `[REDACTED:${name}]`);
+    }
+    BEARER.lastIndex = 0;
+    if (BEARER.test(out)) out = out.replace(BEARER, '$1[REDACTED:bearer]');
+    return out;
+  };
+}

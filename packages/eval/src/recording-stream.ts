@@ -1,0 +1,54 @@
+import type { ModelRequest, StreamEvent } from '@mh/core';
+import type { KeyContext } from './cassette-context.js';
+import type { RecordedError, RequestOutcome } from './cassette-format.js';
+import { recordError } from './recording-errors.js';
+
+/** Milliseconds rounded to 0.1: enough to replay pacing, short in the file. */
+function roundMs(ms: number): number {
+  return Math.max(0, Math.round(ms * 10) / 10);
+}
+
+/**
+ * Streams a model call through unchanged while keeping every event with its time, and writes the
+ * exchange as one cassette line when the stream ends, fails or is abandoned. The request is
+ * serialised when the call starts, so a later change to the caller's objects cannot alter it.
+ * `start` is called inside the generator: a provider that throws at once is recorded too.
+ */
+export async function* recordStream(
+  start: () => AsyncIterable<StreamEvent>,
+  request: ModelRequest,
+  index: number,
+  context: KeyContext,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const { clock, key } = context;
+  const requestJson = JSON.stringify(request);
+  const startedAt = clock.now();
+  const events: string[] = [];
+  let outcome: RequestOutcome = 'abandoned';
+  let sawEnd = false;
+  let error: RecordedError | undefined;
+  try {
+    for await (const event of start()) {
+      events.push(`{"ms":${roundMs(clock.now() - startedAt)},"event":${JSON.stringify(event)}}`);
+      if (event.type === 'message-end') sawEnd = true;
+      yield event;
+    }
+    outcome = 'complete';
+  } catch (failure) {
+    // A stream that fails because its caller aborted was abandoned, not broken: a replay then
+    // waits for the same abort instead of throwing.
+    if (signal?.aborted !== true) {
+      outcome = 'error';
+      error = recordError(failure);
+    }
+    throw failure;
+  } finally {
+    // The loop stops reading right after `message-end`: that call is complete.
+    if (outcome === 'abandoned' && sawEnd) outcome = 'complete';
+    const durationMs = roundMs(clock.now() - startedAt);
+    context.write(
+      `{"type":"request","case":${JSON.stringify(key.case)},"repeat":${key.repeat},"index":${index},"request":${requestJson},"events":[${events.join(',')}],"outcome":"${outcome}"${error ? `,"error":${JSON.stringify(error)}` : ''},"durationMs":${durationMs}}`,
+    );
+  }
+}

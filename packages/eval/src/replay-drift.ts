@@ -1,0 +1,68 @@
+import { ReplayDriftError } from '@mh/core';
+import { type CassetteKey, describeKey } from './cassette-format.js';
+
+/** The kinds of drift a replay finds. */
+export const DRIFT_KINDS = [
+  'request-field',
+  'unrecorded-request',
+  'unconsumed-requests',
+  'tool-call',
+  'unrecorded-tool-call',
+  'unconsumed-tool-calls',
+] as const;
+/**
+ * `request-field`: a field of a request differs from the recording; `unrecorded-request`: the run
+ * asked for more model calls than were recorded; `unconsumed-requests`: it asked for fewer (a
+ * guard, an earlier stop); `tool-call`: a tool call's name or input differs; `unrecorded-tool-call`:
+ * a call the recording has no result for; `unconsumed-tool-calls`: recorded calls never made.
+ */
+export type DriftKind = (typeof DRIFT_KINDS)[number];
+
+/** One difference between a replayed run and its recording: a harness finding. */
+export interface DriftFinding {
+  /** What kind of difference. */
+  readonly kind: DriftKind;
+  /** The recording it concerns. */
+  readonly key: CassetteKey;
+  /**
+   * The model call concerned: the request's ordinal, or for a tool call the request whose answer
+   * made it (-1 when no request was replayed for the key).
+   */
+  readonly requestIndex: number;
+  /** Where: a request field path, `requests`, `toolCalls.<id>.input…`, or `toolCalls`. */
+  readonly path: string;
+  /** The recorded value (a count for the `unconsumed-*` and `unrecorded-*` kinds). */
+  readonly recorded: unknown;
+  /** The value now. */
+  readonly actual: unknown;
+  /** One line for people. */
+  readonly message: string;
+}
+
+const EXCERPT_CHARS = 80;
+
+/** A value shortened for a one-line message. */
+export function excerpt(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text;
+}
+
+/** Builds a finding; `detail` replaces the default "path differs: recorded …, now …" text. */
+export function driftFinding(fields: Omit<DriftFinding, 'message'>, detail?: string): DriftFinding {
+  const what =
+    detail ??
+    `${fields.path} differs: recorded ${excerpt(fields.recorded)}, now ${excerpt(fields.actual)}`;
+  const where = fields.requestIndex >= 0 ? `, request ${fields.requestIndex}` : '';
+  return { ...fields, message: `${describeKey(fields.key)}${where}: ${what}` };
+}
+
+/** The error a strict replay fails with for a finding. */
+export function driftError(finding: DriftFinding): ReplayDriftError {
+  return new ReplayDriftError(`Replay drifted: ${finding.message}`, {
+    path: finding.path,
+    recorded: finding.recorded,
+    actual: finding.actual,
+    requestIndex: finding.requestIndex,
+  });
+}

@@ -1,0 +1,137 @@
+import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
+import type { KeyContext } from './cassette-context.js';
+import type { CassetteKey } from './cassette-format.js';
+import { recordStream } from './recording-stream.js';
+import { type DriftFinding, driftError, driftFinding } from './replay-drift.js';
+import { playEntry } from './replay-stream.js';
+import { diffRequests } from './request-diff.js';
+
+/**
+ * A provider that serves a recording: the n-th request of a run gets the n-th recorded answer,
+ * after the request is diffed field by field against the recorded one. It makes no network call.
+ * In strict mode the first drift fails the call with `ReplayDriftError`; otherwise the recorded
+ * answer is served and the drift collected (`drifts`). A request beyond the recording fails, or,
+ * in `replay` mode with an inner provider, is answered by it and recorded. Get one per
+ * (case, repeat) from `cassette.provider(inner, key)` in `replay` or `lockdown` mode.
+ */
+export class ReplayProvider implements Provider {
+  /** The inner provider's name, else the cassette's `meta.provider`, else `replay`. */
+  readonly name: string;
+  readonly #inner: Provider | undefined;
+  readonly #context: KeyContext;
+  readonly #drifts: DriftFinding[] = [];
+  #served = 0;
+  #finished = false;
+
+  /** @internal Use `cassette.provider(inner, key)`. */
+  constructor(inner: Provider | undefined, context: KeyContext, name: string) {
+    this.name = name;
+    this.#inner = inner;
+    this.#context = context;
+  }
+
+  /** The recording this provider serves. */
+  get key(): CassetteKey {
+    return this.#context.key;
+  }
+
+  /** Requests received so far. */
+  get served(): number {
+    return this.#served;
+  }
+
+  /** Requests the recording holds for this key. */
+  get recorded(): number {
+    return this.#context.requests.size;
+  }
+
+  /** Drift found so far, in order. */
+  get drifts(): readonly DriftFinding[] {
+    return this.#drifts.slice();
+  }
+
+  /**
+   * Ends the replay: recorded requests never asked for (a guard stopped the run earlier, a
+   * compaction saved a call) become an `unconsumed-requests` finding. Returns every finding.
+   * Idempotent; `cassette.close()` calls it.
+   */
+  finish(): readonly DriftFinding[] {
+    if (!this.#finished) {
+      this.#finished = true;
+      const left = [...this.#context.requests.keys()].filter((index) => index >= this.#served);
+      if (left.length > 0) {
+        this.#report(
+          driftFinding(
+            {
+              kind: 'unconsumed-requests',
+              key: this.key,
+              requestIndex: Math.min(...left),
+              path: 'requests',
+              recorded: this.recorded,
+              actual: this.#served,
+            },
+            `${left.length} recorded request(s) were never asked for (recorded ${this.recorded}, asked ${this.#served})`,
+          ),
+        );
+      }
+    }
+    return this.drifts;
+  }
+
+  stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
+    const index = this.#served++;
+    this.#context.state.requests = this.#served;
+    return this.#serve(index, request, options);
+  }
+
+  #report(finding: DriftFinding): void {
+    this.#drifts.push(finding);
+    this.#context.report(finding);
+  }
+
+  async *#serve(
+    index: number,
+    request: ModelRequest,
+    options: StreamOptions,
+  ): AsyncGenerator<StreamEvent, void, undefined> {
+    const context = this.#context;
+    const entry = context.requests.get(index);
+    if (entry === undefined) {
+      const inner = context.mode === 'replay' ? this.#inner : undefined;
+      const why = inner
+        ? `; served by ${inner.name} and recorded`
+        : context.mode === 'lockdown'
+          ? '; lockdown serves recorded requests only'
+          : '; no provider was given to fall through to';
+      const finding = driftFinding(
+        {
+          kind: 'unrecorded-request',
+          key: this.key,
+          requestIndex: index,
+          path: 'requests',
+          recorded: this.recorded,
+          actual: index + 1,
+        },
+        `request ${index} is not in the recording (${this.recorded} recorded)${why}`,
+      );
+      this.#report(finding);
+      if (!inner) throw driftError(finding);
+      yield* recordStream(
+        () => inner.stream(request, options),
+        request,
+        index,
+        context,
+        options.signal,
+      );
+      return;
+    }
+    const differences = diffRequests(entry.request, context.comparable(request));
+    const findings = differences.map((difference) =>
+      driftFinding({ kind: 'request-field', key: this.key, requestIndex: index, ...difference }),
+    );
+    for (const finding of findings) this.#report(finding);
+    const first = findings[0];
+    if (first !== undefined && context.strict) throw driftError(first);
+    yield* playEntry(entry, context, options.signal);
+  }
+}

@@ -1,0 +1,178 @@
+import {
+  type ToolExecutionContext,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolSpec,
+  type ToolUseBlock,
+  toolResult,
+} from '@mh/core';
+import type { KeyContext } from './cassette-context.js';
+import type { CassetteKey, ToolEntry } from './cassette-format.js';
+import { recordToolOutcome } from './recording-tool-executor.js';
+import { type DriftFinding, driftError, driftFinding, excerpt } from './replay-drift.js';
+import { diffValues, joinPath } from './request-diff.js';
+
+/** The text a lockdown replay answers an unrecorded call with. */
+export const UNRECORDED_TOOL_TEXT =
+  'Not run: this tool call is not in the recording, and a lockdown replay runs no tools.';
+
+/**
+ * A tool executor that serves recorded tool results by call id instead of running the tools, so
+ * side-effecting tools never run twice. Each call is checked against the recorded one (name and
+ * input, field by field). A call the recording lacks runs on the inner executor in `replay` mode
+ * (and is recorded); in `lockdown` it fails the run (strict) or gets an error result. The inner
+ * executor also advertises the tool specs. Get one from `cassette.tools(executor, key)`.
+ */
+export class ReplayToolExecutor implements ToolExecutor {
+  readonly #inner: ToolExecutor;
+  readonly #context: KeyContext;
+  readonly #pending = new Map<string, ToolEntry[]>();
+  readonly #drifts: DriftFinding[] = [];
+  #finished = false;
+
+  /** @internal Use `cassette.tools(executor, key)`. */
+  constructor(inner: ToolExecutor, context: KeyContext) {
+    this.#inner = inner;
+    this.#context = context;
+    for (const entry of context.tools) {
+      const list = this.#pending.get(entry.call.id) ?? [];
+      list.push(entry);
+      this.#pending.set(entry.call.id, list);
+    }
+  }
+
+  /** The recording this executor serves. */
+  get key(): CassetteKey {
+    return this.#context.key;
+  }
+
+  /** Drift found so far, in order. */
+  get drifts(): readonly DriftFinding[] {
+    return this.#drifts.slice();
+  }
+
+  /**
+   * Ends the replay: recorded calls never made become an `unconsumed-tool-calls` finding.
+   * Returns every finding. Idempotent; `cassette.close()` calls it.
+   */
+  finish(): readonly DriftFinding[] {
+    if (!this.#finished) {
+      this.#finished = true;
+      const left = [...this.#pending.values()].flat().map((entry) => entry.call.id);
+      if (left.length > 0) {
+        this.#report(
+          driftFinding(
+            {
+              kind: 'unconsumed-tool-calls',
+              key: this.key,
+              requestIndex: this.#requestIndex(),
+              path: 'toolCalls',
+              recorded: left.length,
+              actual: 0,
+            },
+            `${left.length} recorded tool call(s) were never made: ${excerpt(left)}`,
+          ),
+        );
+      }
+    }
+    return this.drifts;
+  }
+
+  specs(): readonly ToolSpec[] {
+    return this.#inner.specs();
+  }
+
+  async *execute(
+    calls: readonly ToolUseBlock[],
+    context: ToolExecutionContext,
+  ): AsyncGenerator<ToolOutcome, void, undefined> {
+    for (const call of calls) {
+      if (context.signal.aborted) return;
+      const entry = this.#take(call.id);
+      if (entry === undefined) {
+        yield* this.#unrecorded(call, context);
+        continue;
+      }
+      this.#compare(entry, call);
+      const outcome: ToolOutcome = {
+        call,
+        result: { ...entry.outcome.result, toolUseId: call.id },
+        status: entry.outcome.status,
+        attempts: entry.outcome.attempts,
+        durationMs: entry.outcome.durationMs,
+        permission: entry.outcome.permission,
+      };
+      yield context.hooks ? await context.hooks.around(call, async () => outcome) : outcome;
+    }
+  }
+
+  #requestIndex(): number {
+    return this.#context.state.requests - 1;
+  }
+
+  #report(finding: DriftFinding): void {
+    this.#drifts.push(finding);
+    this.#context.report(finding);
+  }
+
+  #take(id: string): ToolEntry | undefined {
+    const list = this.#pending.get(id);
+    const entry = list?.shift();
+    if (list !== undefined && list.length === 0) this.#pending.delete(id);
+    return entry;
+  }
+
+  #compare(entry: ToolEntry, call: ToolUseBlock): void {
+    const base = joinPath('toolCalls', call.id);
+    const differences = [
+      ...diffValues(entry.call.name, call.name, `${base}.name`),
+      ...diffValues(entry.call.input, this.#context.comparable(call.input), `${base}.input`),
+    ];
+    const findings = differences.map((difference) =>
+      driftFinding({
+        kind: 'tool-call',
+        key: this.key,
+        requestIndex: this.#requestIndex(),
+        ...difference,
+      }),
+    );
+    for (const finding of findings) this.#report(finding);
+    const first = findings[0];
+    if (first !== undefined && this.#context.strict) throw driftError(first);
+  }
+
+  async *#unrecorded(
+    call: ToolUseBlock,
+    context: ToolExecutionContext,
+  ): AsyncGenerator<ToolOutcome, void, undefined> {
+    const replayMode = this.#context.mode === 'replay';
+    const finding = driftFinding(
+      {
+        kind: 'unrecorded-tool-call',
+        key: this.key,
+        requestIndex: this.#requestIndex(),
+        path: joinPath('toolCalls', call.id),
+        recorded: undefined,
+        actual: { name: call.name, input: call.input },
+      },
+      `tool call ${call.id} (${call.name}) is not in the recording${replayMode ? '; ran it and recorded it' : ''}`,
+    );
+    this.#report(finding);
+    if (replayMode) {
+      for await (const outcome of this.#inner.execute([call], context)) {
+        recordToolOutcome(this.#context, outcome);
+        yield outcome;
+      }
+      return;
+    }
+    if (this.#context.strict) throw driftError(finding);
+    const outcome: ToolOutcome = {
+      call,
+      result: toolResult(call.id, UNRECORDED_TOOL_TEXT, true),
+      status: 'error',
+      attempts: 0,
+      durationMs: 0,
+    };
+    yield context.hooks ? await context.hooks.around(call, async () => outcome) : outcome;
+  }
+}
