@@ -61,11 +61,14 @@ export class ContextMeter {
   }
 
   /**
-   * Seeds the meter after a resume: `states` are the stored measurements, oldest first, and
-   * `request` the last measured request's prompt (the history as it was sent). Sizes are then
-   * recomputed from real usage, not guessed.
+   * Seeds the meter after a resume (replacing what it knew): `states` are the stored
+   * measurements, oldest first, and `request` the last measured request's prompt (the history as
+   * it was sent). Sizes are then recomputed from real usage, not guessed.
    */
   restore(states: readonly ContextMeterState[], request: ModelRequest | undefined): void {
+    this.#realSum = 0;
+    this.#estimatedSum = 0;
+    this.#baseline = undefined;
     for (const state of states) {
       if (state.promptTokens > 0 && state.estimatedTokens > 0) {
         this.#realSum += state.promptTokens;

@@ -1,6 +1,7 @@
 import {
   assertOptions,
   type Clock,
+  type CompactionOptions,
   ConfigError,
   HarnessError,
   type Limits,
@@ -65,6 +66,13 @@ export interface AgentOptions {
    * `{ boundary }` fixes the token (needed for byte-identical replays).
    */
   readonly injectionDefense?: boolean | InjectionDefenseOptions;
+  /**
+   * Keeps long conversations inside the model's context window: trim old tool output, then
+   * summarise old turns (exact identifiers kept), never separating a tool call from its result.
+   * On by default when the model's window is known; `false` turns it off; an object tunes it
+   * (`contextWindow`, `threshold`, `keepRecentTokens`, `trimToolResultTokens`, `summarizer`, …).
+   */
+  readonly compaction?: false | CompactionOptions;
 }
 
 /** Per-run options. */
@@ -90,6 +98,7 @@ export const OPTION_KEYS: readonly string[] = [
   'clock',
   'session',
   'injectionDefense',
+  'compaction',
 ];
 
 /** The result of a run that could not start (its prompt could not be committed). */

@@ -3,7 +3,9 @@ import {
   assertCollaborators,
   assertMessages,
   assertOptions,
+  type CompactionOptions,
   ConfigError,
+  type ContextMeter,
   checkSampling,
   defaultPricing,
   HarnessError,
@@ -21,6 +23,7 @@ import {
   userMessage,
   validateLimits,
 } from '@mh/core';
+import { agentCompaction, agentMeter } from './agent-compaction.js';
 import {
   type AgentOptions,
   buildExecutor,
@@ -49,6 +52,8 @@ export class Agent {
   readonly #executor: ToolExecutorPort | undefined;
   readonly #isIdempotent: (toolName: string) => boolean;
   readonly #session: SessionBinding | undefined;
+  readonly #meter: ContextMeter;
+  readonly #compaction: CompactionOptions | undefined;
   #history: Message[];
   #loaded = false;
   #running = false;
@@ -89,6 +94,8 @@ export class Agent {
     this.#system = defended.system;
     this.#executor = defended.executor;
     this.#isIdempotent = tools.isIdempotent;
+    this.#meter = agentMeter(options.compaction);
+    this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
     this.#session = options.session === undefined ? undefined : new SessionBinding(options.session);
     if (options.session !== undefined && options.history !== undefined) {
       throw new ConfigError(
@@ -155,6 +162,7 @@ export class Agent {
   async load(): Promise<readonly Message[]> {
     if (this.#session && !this.#loaded) {
       this.#history = await this.#session.load();
+      this.#restoreMeter();
       this.#loaded = true;
     }
     return this.history;
@@ -173,6 +181,7 @@ export class Agent {
     const session = this.#requireSession('rewind');
     await this.load();
     this.#history = session.adopt(await session.store.rewind(session.id, checkpointId, newBranch));
+    this.#restoreMeter();
     return this.history;
   }
 
@@ -181,6 +190,7 @@ export class Agent {
     const session = this.#requireSession('fork');
     await this.load();
     this.#history = session.adopt(await session.store.fork(session.id, newBranch, session.branch));
+    this.#restoreMeter();
     return this.history;
   }
 
@@ -189,6 +199,7 @@ export class Agent {
     const session = this.#requireSession('switchBranch');
     this.#assertIdle();
     this.#history = session.adopt(await session.store.switchBranch(session.id, branch));
+    this.#restoreMeter();
     this.#loaded = true;
     return this.history;
   }
@@ -214,6 +225,7 @@ export class Agent {
       if (session) {
         if (!this.#loaded) {
           this.#history = await session.load();
+          this.#restoreMeter();
           this.#loaded = true;
         }
         if (!session.exists && !message) return; // nothing was ever run: nothing to resume
@@ -250,6 +262,7 @@ export class Agent {
         temperature: this.#options.temperature,
         clock: this.#options.clock,
         hooks: session?.hooks(),
+        compaction: this.#compaction,
         // However the run ends (even if the caller stops iterating), keep its valid history.
         onSettled: (history) => {
           this.#history = [...history];
@@ -268,6 +281,18 @@ export class Agent {
       if (session && !settled) await session.commitThrough(this.#history).catch(() => {});
       this.#running = false;
     }
+  }
+
+  /** Sizes the context of a loaded session from its stored usage (see `ContextMeter.restore`). */
+  #restoreMeter(): void {
+    if (!this.#session || !this.#compaction) return;
+    const { states, messages } = this.#session.context;
+    this.#meter.restore(states, {
+      model: this.#options.model,
+      system: this.#system,
+      tools: this.#executor?.specs() ?? [],
+      messages,
+    });
   }
 
   /** Commits what the run left uncommitted (a cancelled turn); a failure makes the run an error. */

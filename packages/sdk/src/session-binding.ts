@@ -1,6 +1,10 @@
 import {
+  applyCompactionPatch,
   type CheckpointMeta,
+  type CompactionPatch,
   ConfigError,
+  type ContextMeterState,
+  compactionPatches,
   DEFAULT_BRANCH,
   type LoopHooks,
   type Message,
@@ -68,6 +72,12 @@ export class SessionBinding {
   #head: string | null = null;
   #committed = 0;
   #exists = false;
+  /** Compactions made since the last commit; stored with the next checkpoint. */
+  #pendingPatches: CompactionPatch[] = [];
+  #context: { states: ContextMeterState[]; messages: readonly Message[] } = {
+    states: [],
+    messages: [],
+  };
 
   constructor(session: AgentSession) {
     if (session === null || typeof session !== 'object')
@@ -126,12 +136,29 @@ export class SessionBinding {
     return this.#session.store;
   }
 
-  /** Moves to another branch (after a rewind, fork or switch) and returns its history. */
+  /**
+   * Moves to another branch (after a rewind, fork or switch) and returns its history as the agent
+   * works with it: the stored messages with the branch's compactions applied in order.
+   */
   adopt(state: SessionState): Message[] {
     this.#branch = state.branch;
     this.#head = state.head;
-    this.#committed = state.messages.length;
-    return [...state.messages];
+    this.#pendingPatches = [];
+    const view = rebuildView(state);
+    this.#context = view.context;
+    this.#committed = view.messages.length;
+    return view.messages;
+  }
+
+  /**
+   * The stored context measurements of the branch (oldest first) and the history the last one
+   * measured, so a resumed agent sizes its context from real usage instead of guessing.
+   */
+  get context(): {
+    readonly states: readonly ContextMeterState[];
+    readonly messages: readonly Message[];
+  } {
+    return this.#context;
   }
 
   /** The interrupted turn of this branch, if one was journaled on top of the current head. */
@@ -142,6 +169,7 @@ export class SessionBinding {
 
   /** Commits `history` beyond what is already committed, as one checkpoint. */
   async commitThrough(history: readonly Message[], meta: CheckpointMeta = {}): Promise<void> {
+    this.#viewLength = history.length;
     if (history.length <= this.#committed) return;
     await this.#commit(history.slice(this.#committed), meta);
   }
@@ -158,17 +186,66 @@ export class SessionBinding {
           usage: turn.usage,
           costUsd: turn.costUsd,
           model: turn.model,
+          extra: turn.context ? { context: turn.context } : undefined,
         }),
+      compacted: async (events, history) => {
+        const patches = compactionPatches(events, history);
+        this.#pendingPatches.push(...patches);
+        // Compaction rewrites only the old part: what was uncommitted is still the newest messages.
+        const uncommitted = Math.max(0, this.#viewLength - this.#committed);
+        this.#viewLength = history.length;
+        this.#committed = Math.max(0, history.length - uncommitted);
+      },
     };
   }
 
+  #viewLength = 0;
+
   async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {
+    const patches = this.#pendingPatches;
+    const withPatches: CheckpointMeta =
+      patches.length === 0 ? meta : { ...meta, extra: { ...meta.extra, compactions: patches } };
     const checkpoint = await this.#session.store.commit(
       this.#session.id,
-      { messages, meta },
+      { messages, meta: withPatches },
       { expectedHead: this.#head, branch: this.#branch },
     );
+    this.#pendingPatches = [];
     this.#head = checkpoint.id;
     this.#committed += messages.length;
+    this.#viewLength = this.#committed;
   }
+}
+
+/** Applies each checkpoint's compactions before appending its messages; collects context states. */
+function rebuildView(state: SessionState): {
+  messages: Message[];
+  context: { states: ContextMeterState[]; messages: readonly Message[] };
+} {
+  let view: Message[] = [];
+  let offset = 0;
+  const states: ContextMeterState[] = [];
+  let measured: readonly Message[] = [];
+  for (const checkpoint of state.checkpoints) {
+    const patches = checkpoint.meta.extra?.compactions;
+    if (Array.isArray(patches)) {
+      for (const patch of patches as CompactionPatch[])
+        view = applyCompactionPatch(view, patch) ?? view;
+    }
+    const context = checkpoint.meta.extra?.context as ContextMeterState | undefined;
+    if (
+      context &&
+      typeof context.promptTokens === 'number' &&
+      typeof context.estimatedTokens === 'number'
+    ) {
+      states.push(context);
+      measured = view.slice();
+    }
+    const count = checkpoint.messageIds.length;
+    view.push(...state.messages.slice(offset, offset + count));
+    offset += count;
+  }
+  // Messages not covered by the checkpoints listed (none, normally) are kept as they are.
+  if (offset < state.messages.length) view.push(...state.messages.slice(offset));
+  return { messages: view, context: { states, messages: measured } };
 }
