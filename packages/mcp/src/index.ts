@@ -1,8 +1,9 @@
 export { ajvToolSchema, formatAjvError } from './ajv-tool-schema.js';
 export { childEnvironment, INHERITED_ENV_KEYS } from './child-environment.js';
 export { base64Bytes, describeContent } from './describe-content.js';
+export type { HttpServerParams } from './http-server-params.js';
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-export { McpClient, type McpClientOptions } from './mcp-client.js';
+export { McpClient, type McpClientOptions, type McpServerParams } from './mcp-client.js';
 export type {
   McpCallOptions,
   McpCallResult,
@@ -12,7 +13,18 @@ export type {
 } from './mcp-connection.js';
 export { mcpPermission, type PermissionFor } from './mcp-permission.js';
 export {
+  type McpPromptArgument,
+  type McpPromptInfo,
+  type McpPromptMessage,
+  type McpPromptResult,
+  promptText,
+} from './mcp-prompts.js';
+export { type McpResourceContent, type McpResourceInfo, resourceText } from './mcp-resources.js';
+export { killAllServerGroups } from './process-groups.js';
+export {
+  type DroppedMcpTool,
   type McpToolSource,
+  type McpToolsChange,
   type RegisteredMcpTool,
   type RegisterMcpToolsOptions,
   type RegisterMcpToolsResult,
@@ -28,4 +40,4 @@ export {
   mcpToolName,
   sanitizeNamePart,
 } from './tool-name.js';
-export { wrapUntrusted } from './untrusted-output.js';
+export { fenceUntrusted, wrapUntrusted } from './untrusted-output.js';

@@ -1,28 +1,53 @@
 import { assertOptions, ConfigError, McpProtocolError } from '@mh/core';
+import type { HttpServerParams } from './http-server-params.js';
+import { collectPages, type McpPage } from './list-pages.js';
 import type {
   McpCallOptions,
   McpCallResult,
-  McpToolAnnotations,
+  McpConnection,
+  McpRequestOptions,
   McpToolInfo,
 } from './mcp-connection.js';
-import { connectStdio, type StdioConnection } from './sdk-adapter.js';
+import {
+  type McpPromptInfo,
+  type McpPromptResult,
+  parsePromptInfo,
+  parsePromptMessage,
+} from './mcp-prompts.js';
+import {
+  type McpResourceContent,
+  type McpResourceInfo,
+  parseResourceContent,
+  parseResourceInfo,
+} from './mcp-resources.js';
+import { connectHttp, connectStdio, type StdioConnection } from './sdk-adapter.js';
 import type { StdioServerParams } from './stdio-server-params.js';
+import { parseCallResult, parseToolInfo } from './tool-info.js';
+
+/** How to reach a server: a command to start (stdio) or a URL (streamable HTTP). */
+export type McpServerParams = StdioServerParams | HttpServerParams;
 
 /** Options of an `McpClient`. */
 export interface McpClientOptions {
   /** Limit for the handshake, in milliseconds. Default 30 000. */
   readonly initTimeoutMs?: number;
-  /** Default per-call limit, in milliseconds. Default 60 000. */
+  /** Default per-request limit, in milliseconds. Default 60 000. */
   readonly callTimeoutMs?: number;
-  /** Longest accepted line from the server, in bytes. Default 16 MiB. */
+  /**
+   * Longest accepted message, in bytes: a stdout line (stdio), a JSON body or an SSE line (HTTP).
+   * Default 16 MiB.
+   */
   readonly maxLineBytes?: number;
-  /** Bytes of server stderr kept for error messages. Default 8 KiB. */
+  /** Bytes of server stderr kept for error messages (stdio). Default 8 KiB. */
   readonly stderrTailBytes?: number;
-  /** Grace period of each shutdown step (stdin EOF, SIGTERM), in milliseconds. Default 1000. */
+  /**
+   * Grace period of each shutdown step (stdin EOF, SIGTERM; for HTTP the session DELETE), in
+   * milliseconds. Default 1000.
+   */
   readonly killGraceMs?: number;
-  /** At most this many `tools/list` pages are read. Default 64. */
+  /** At most this many pages of a list are read. Default 64. */
   readonly maxPages?: number;
-  /** Receives warnings (dropped tools, repeated cursors). Default: `process.emitWarning`. */
+  /** Receives warnings (dropped entries, repeated cursors). Default: `process.emitWarning`. */
   readonly onWarning?: (message: string) => void;
 }
 
@@ -35,12 +60,13 @@ const OPTION_KEYS = [
   'maxPages',
   'onWarning',
 ];
-const PARAM_KEYS = ['command', 'args', 'env', 'cwd'];
 
 /**
- * A client of one MCP server started as a child process over stdio. Protocol failures, a crash or
- * an unsupported protocol version surface as `McpProtocolError` naming the server; once the
- * server is gone every pending and later call fails at once.
+ * A client of one MCP server: a child process over stdio (`{ command, args }`) or a streamable
+ * HTTP endpoint (`{ url }`). Protocol failures, a crash, an unreachable server or an unsupported
+ * protocol version surface as `McpProtocolError` naming the server; a server that dies fails
+ * every pending call at once. Everything a server returns is untrusted: entries are shape-checked
+ * one by one and malformed ones dropped with a warning.
  *
  * @example
  * ```ts
@@ -54,74 +80,74 @@ const PARAM_KEYS = ['command', 'args', 'env', 'cwd'];
 export class McpClient {
   /** The server's configured name; the prefix of its tools' names. */
   readonly name: string;
-  /** How the server is started. */
-  readonly params: StdioServerParams;
+  /** How the server is reached. */
+  readonly params: McpServerParams;
   readonly #options: McpClientOptions;
-  #connection: StdioConnection | undefined;
+  #connection: McpConnection | undefined;
+  #connecting: Promise<void> | undefined;
   #closed = false;
 
-  /** Describes (does not start) the server `name`. Throws `ConfigError` on bad arguments. */
-  constructor(name: string, params: StdioServerParams, options: McpClientOptions = {}) {
+  /** Describes (does not start or contact) the server `name`. Throws `ConfigError` on bad input. */
+  constructor(name: string, params: McpServerParams, options: McpClientOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new ConfigError('name', 'expected a name');
-    assertOptions(params, PARAM_KEYS, 'params');
-    if (typeof params.command !== 'string' || params.command === '') {
-      throw new ConfigError('params.command', 'expected a command');
-    }
+    checkParams(params);
     assertOptions(options, OPTION_KEYS, 'options');
+    for (const key of [
+      'initTimeoutMs',
+      'callTimeoutMs',
+      'maxLineBytes',
+      'killGraceMs',
+      'maxPages',
+    ] as const) {
+      const value = options[key];
+      if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+        throw new ConfigError(`options.${key}`, `expected a number > 0, got ${String(value)}`);
+      }
+    }
     this.name = name;
     this.params = params;
     this.#options = options;
   }
 
-  /** The server's pid (its process group id) while connected. */
+  /** `http` for a URL, `stdio` for a command. */
+  get transport(): 'stdio' | 'http' {
+    return 'url' in this.params ? 'http' : 'stdio';
+  }
+
+  /** The server's pid (its process group id) while connected over stdio. */
   get pid(): number | undefined {
-    return this.#connection?.process.pid;
+    return this.#stdio()?.process.pid;
   }
 
-  /** The last bytes the server wrote to stderr. */
+  /** The last bytes the server wrote to stderr (stdio). */
   get stderrTail(): string {
-    return this.#connection?.process.stderrTail ?? '';
+    return this.#stdio()?.process.stderrTail ?? '';
   }
 
-  /** Stdout lines that were not JSON and were skipped. */
+  /** Stdout lines that were not JSON and were skipped (stdio). */
   get nonJsonLines(): number {
-    return this.#connection?.process.nonJsonLines ?? 0;
+    return this.#stdio()?.process.nonJsonLines ?? 0;
   }
 
-  /** Starts the server and performs the handshake. Rejects with `McpProtocolError`. */
+  /** Starts or reaches the server and performs the handshake. Rejects with `McpProtocolError`. */
   async connect(): Promise<void> {
     if (this.#connection) return;
     if (this.#closed) throw new McpProtocolError(this.name, 'client is closed');
-    this.#connection = await connectStdio(this.name, this.params, this.#options);
+    this.#connecting ??= (async () => {
+      const params = this.params;
+      this.#connection =
+        'url' in params
+          ? await connectHttp(this.name, params, this.#options)
+          : await connectStdio(this.name, params, this.#options);
+    })().finally(() => {
+      this.#connecting = undefined;
+    });
+    await this.#connecting;
   }
 
-  /**
-   * Lists every tool, following `nextCursor` until the last page, a repeated cursor or `maxPages`.
-   * Entries without a name or an object `inputSchema` are dropped with a warning.
-   */
-  async listTools(): Promise<McpToolInfo[]> {
-    const connection = this.#connected();
-    const maxPages = this.#options.maxPages ?? 64;
-    const seen = new Set<string>();
-    const tools: McpToolInfo[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < maxPages; page++) {
-      const result = await connection.listToolsPage(cursor);
-      for (const entry of result.tools) {
-        const tool = checkTool(entry);
-        if (typeof tool === 'string') this.#warn(`dropped a tool: ${tool}`);
-        else tools.push(tool);
-      }
-      cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
-      if (seen.has(cursor)) {
-        this.#warn(`tools/list repeated cursor ${JSON.stringify(cursor)}; stopped paging`);
-        return tools;
-      }
-      seen.add(cursor);
-    }
-    this.#warn(`tools/list has more than ${maxPages} pages; stopped paging`);
-    return tools;
+  /** Lists every tool (all pages); entries without a name or an object `inputSchema` are dropped. */
+  listTools(): Promise<McpToolInfo[]> {
+    return this.#collect('tools/list', 'tools', parseToolInfo);
   }
 
   /**
@@ -129,30 +155,115 @@ export class McpClient {
    * on timeout, `CancelledError` on abort (both send `notifications/cancelled`) and
    * `McpProtocolError` when the server fails.
    */
-  callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<McpCallResult> {
-    return this.#connected().callTool(name, args, {
+  async callTool(
+    name: string,
+    args: unknown,
+    options: McpCallOptions = {},
+  ): Promise<McpCallResult> {
+    if (typeof name !== 'string' || name === '')
+      throw new ConfigError('name', 'expected a tool name');
+    const params = { name, arguments: args ?? {} };
+    const result = await this.#request('tools/call', params, { ...options, label: name });
+    return parseCallResult(result);
+  }
+
+  /** Lists every resource (all pages); entries without a URI are dropped. */
+  listResources(): Promise<McpResourceInfo[]> {
+    return this.#collect('resources/list', 'resources', parseResourceInfo);
+  }
+
+  /**
+   * Reads a resource: its text and binary items (malformed ones dropped). Treat the result as
+   * untrusted; `resourceText` renders it fenced for a model.
+   */
+  async readResource(uri: string, options: McpCallOptions = {}): Promise<McpResourceContent[]> {
+    if (typeof uri !== 'string' || uri === '') throw new ConfigError('uri', 'expected a URI');
+    const result = await this.#request('resources/read', { uri }, options);
+    return this.#checked(`resources/read ${uri}`, result.contents, parseResourceContent);
+  }
+
+  /** Lists every prompt (all pages); entries without a name are dropped. */
+  listPrompts(): Promise<McpPromptInfo[]> {
+    return this.#collect('prompts/list', 'prompts', parsePromptInfo);
+  }
+
+  /**
+   * Gets a prompt filled in with `args` (string values). Treat it as untrusted text the server
+   * wrote; `promptText` renders it fenced for a model.
+   */
+  async getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>> = {},
+    options: McpCallOptions = {},
+  ): Promise<McpPromptResult> {
+    if (typeof name !== 'string' || name === '')
+      throw new ConfigError('name', 'expected a prompt name');
+    for (const [key, value] of Object.entries(args ?? {})) {
+      if (typeof value !== 'string') throw new ConfigError(`args.${key}`, 'expected a string');
+    }
+    const result = await this.#request('prompts/get', { name, arguments: args }, options);
+    return {
+      description: typeof result.description === 'string' ? result.description : '',
+      messages: this.#checked(`prompts/get ${name}`, result.messages, parsePromptMessage),
+    };
+  }
+
+  /** Calls `listener` when the server says its tool list changed. */
+  onToolsChanged(listener: () => void): void {
+    this.#connected().onNotification('notifications/tools/list_changed', listener);
+  }
+
+  /** Ends the session and, for stdio, kills the server's process group; safe to call twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#connecting?.catch(() => {});
+    const connection = this.#connection;
+    if (connection) await connection.close();
+  }
+
+  #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: McpRequestOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.#connected().request(method, params, {
       ...options,
       timeoutMs: options.timeoutMs ?? this.#options.callTimeoutMs ?? 60_000,
     });
   }
 
-  /** Calls `listener` when the server says its tool list changed. */
-  onToolsChanged(listener: () => void): void {
-    this.#connected().onToolsChanged(listener);
+  #collect<T>(method: string, key: string, check: (entry: unknown) => T | string): Promise<T[]> {
+    const fetchPage = async (cursor: string | undefined): Promise<McpPage> => {
+      const result = await this.#request(method, cursor === undefined ? {} : { cursor }, {});
+      const items = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
+      const next = result.nextCursor;
+      return typeof next === 'string' ? { items, nextCursor: next } : { items };
+    };
+    return collectPages(method, fetchPage, check, this.#options.maxPages ?? 64, (message) =>
+      this.#warn(message),
+    );
   }
 
-  /** Ends the session and kills the server's process group; safe to call twice. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const connection = this.#connection;
-    if (connection) await connection.close();
+  #checked<T>(what: string, value: unknown, check: (entry: unknown) => T | string): T[] {
+    const items: T[] = [];
+    for (const entry of Array.isArray(value) ? value : []) {
+      const item = check(entry);
+      if (typeof item === 'string') this.#warn(`${what}: dropped an entry: ${item}`);
+      else items.push(item);
+    }
+    return items;
   }
 
-  #connected(): StdioConnection {
+  #connected(): McpConnection {
     if (!this.#connection) {
       throw new McpProtocolError(this.name, this.#closed ? 'client is closed' : 'not connected');
     }
     return this.#connection;
+  }
+
+  #stdio(): StdioConnection | undefined {
+    const connection = this.#connection as StdioConnection | undefined;
+    return connection && 'process' in connection ? connection : undefined;
   }
 
   #warn(message: string): void {
@@ -162,26 +273,30 @@ export class McpClient {
   }
 }
 
-function checkTool(entry: unknown): McpToolInfo | string {
-  if (typeof entry !== 'object' || entry === null) return 'entry is not an object';
-  const record = entry as Record<string, unknown>;
-  const name = record.name;
-  if (typeof name !== 'string' || name === '') return 'entry has no name';
-  const schema = record.inputSchema;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    return `${name}: inputSchema is not an object`;
+function checkParams(params: McpServerParams): void {
+  if (typeof params !== 'object' || params === null) {
+    throw new ConfigError('params', 'expected { command, args } or { url }');
   }
-  if ((schema as Record<string, unknown>).type !== 'object') {
-    return `${name}: inputSchema.type is not "object"`;
+  if ('url' in params) {
+    assertOptions(params, ['url', 'headers'], 'params');
+    if (
+      typeof params.url !== 'string' ||
+      !/^https?:\/\//i.test(params.url) ||
+      !URL.canParse(params.url)
+    ) {
+      throw new ConfigError(
+        'params.url',
+        `expected an http:// or https:// URL, got ${String(params.url)}`,
+      );
+    }
+    for (const [key, value] of Object.entries(params.headers ?? {})) {
+      if (typeof value !== 'string')
+        throw new ConfigError(`params.headers.${key}`, 'expected a string');
+    }
+    return;
   }
-  const description = typeof record.description === 'string' ? record.description : '';
-  const annotations = record.annotations;
-  return {
-    name,
-    description,
-    inputSchema: schema as Record<string, unknown>,
-    ...(typeof annotations === 'object' && annotations !== null
-      ? { annotations: annotations as McpToolAnnotations }
-      : {}),
-  };
+  assertOptions(params, ['command', 'args', 'env', 'cwd'], 'params');
+  if (typeof params.command !== 'string' || params.command === '') {
+    throw new ConfigError('params.command', 'expected a command');
+  }
 }

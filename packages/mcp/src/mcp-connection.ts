@@ -24,14 +24,6 @@ export interface McpToolInfo {
   readonly annotations?: McpToolAnnotations;
 }
 
-/** One page of `tools/list`, items not yet checked. */
-export interface McpToolPage {
-  /** The raw tool entries. */
-  readonly tools: readonly unknown[];
-  /** Cursor of the next page, absent on the last one. */
-  readonly nextCursor?: string;
-}
-
 /** A content part of a tool result, as sent by the server (untrusted). */
 export interface McpContentPart {
   /** `text`, `image`, `audio`, `resource_link`, `resource`, or anything a newer server sends. */
@@ -58,14 +50,35 @@ export interface McpCallOptions {
   readonly timeoutMs?: number;
 }
 
+/** Options of one request. */
+export interface McpRequestOptions {
+  /** Aborts the request; the server is sent `notifications/cancelled`. */
+  readonly signal?: AbortSignal;
+  /** Time limit in milliseconds. Default 60 000. */
+  readonly timeoutMs?: number;
+  /** What a `ToolTimeoutError` names (the tool); default the method. */
+  readonly label?: string;
+}
+
+/** The notifications saying a server's tools, resources or prompts changed. */
+export type McpListChangedMethod =
+  | 'notifications/tools/list_changed'
+  | 'notifications/resources/list_changed'
+  | 'notifications/prompts/list_changed';
+
 /** A live protocol session with one server: the seam between our client and the MCP library. */
 export interface McpConnection {
-  /** Fetches one page of `tools/list`. */
-  listToolsPage(cursor: string | undefined): Promise<McpToolPage>;
-  /** Calls a tool; rejects with `McpProtocolError`, `ToolTimeoutError` or `CancelledError`. */
-  callTool(name: string, args: unknown, options: McpCallOptions): Promise<McpCallResult>;
-  /** Registers a listener for `notifications/tools/list_changed`. */
-  onToolsChanged(listener: () => void): void;
-  /** Ends the session and the server process. */
+  /**
+   * Sends a request and resolves with its raw result (checked to be an object only). Rejects with
+   * `McpProtocolError`, `ToolTimeoutError` or `CancelledError`.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: McpRequestOptions,
+  ): Promise<Record<string, unknown>>;
+  /** Registers a listener for a list-changed notification. */
+  onNotification(method: McpListChangedMethod, listener: () => void): void;
+  /** Ends the session (and the server process, for stdio). */
   close(): Promise<void>;
 }

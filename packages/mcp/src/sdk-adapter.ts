@@ -7,21 +7,19 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   type StandardSchemaV1,
+  StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type {
-  McpCallOptions,
-  McpCallResult,
-  McpConnection,
-  McpContentPart,
-  McpToolPage,
-} from './mcp-connection.js';
+import { HttpGuard } from './http-guard.js';
+import type { HttpServerParams } from './http-server-params.js';
+import type { McpConnection, McpListChangedMethod, McpRequestOptions } from './mcp-connection.js';
 import { StdioProcess, type StdioProcessOptions } from './stdio-process.js';
 import type { StdioServerParams } from './stdio-server-params.js';
 
-/** Options of a stdio connection. */
-export interface ConnectStdioOptions extends StdioProcessOptions {
+/** Options of a connection. */
+export interface ConnectOptions extends StdioProcessOptions {
   /** Limit for the handshake in milliseconds. Default 30 000. */
   readonly initTimeoutMs?: number;
 }
@@ -33,8 +31,15 @@ export interface StdioConnection extends McpConnection {
 }
 
 const CLIENT_INFO = { name: 'mini-harness', version: '0.0.0' };
+/** The library's reconnection schedule for resumable HTTP streams, made explicit. */
+const RECONNECTION = {
+  initialReconnectionDelay: 500,
+  reconnectionDelayGrowFactor: 1.5,
+  maxReconnectionDelay: 5000,
+  maxRetries: 2,
+};
 
-/** Accepts any result: tools are checked one by one, so one bad entry cannot fail the whole list. */
+/** Accepts any object result: entries are checked one by one, so one bad entry cannot fail a list. */
 const anyResult: StandardSchemaV1<unknown, Record<string, unknown>> = {
   '~standard': {
     version: 1,
@@ -87,99 +92,158 @@ class StdioProcessTransport implements Transport {
 export async function connectStdio(
   server: string,
   params: StdioServerParams,
-  options: ConnectStdioOptions = {},
+  options: ConnectOptions = {},
 ): Promise<StdioConnection> {
   const process = new StdioProcess(server, params, options);
   const transport = new StdioProcessTransport(process);
+  const client = await handshake(
+    server,
+    transport,
+    options,
+    () => transport.failure,
+    () => process.close().catch(() => {}),
+  );
+  const connection = new SdkConnection(
+    server,
+    client,
+    () => transport.failure,
+    async () => {
+      await client.close().catch(() => {});
+      await process.close();
+    },
+  );
+  return Object.assign(connection, { process });
+}
+
+/**
+ * Opens a streamable HTTP session with the server at `params.url`. Rejects with
+ * `McpProtocolError` when it cannot be reached, answers with an HTTP error or a content type that
+ * is not MCP, or with an unsupported protocol version.
+ */
+export async function connectHttp(
+  server: string,
+  params: HttpServerParams,
+  options: ConnectOptions = {},
+): Promise<McpConnection> {
+  const guard = new HttpGuard({
+    server,
+    maxMessageBytes: options.maxLineBytes ?? 16 * 1024 * 1024,
+    reconnection: RECONNECTION,
+    onLost: (ids, problem) => {
+      for (const id of ids) {
+        transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32000, message: problem } });
+      }
+    },
+  });
+  const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(
+    new URL(params.url),
+    {
+      fetch: guard.fetch,
+      reconnectionOptions: RECONNECTION,
+      ...(params.headers ? { requestInit: { headers: { ...params.headers } } } : {}),
+    },
+  );
+  // Set before connecting: the library chains handlers that are already there.
+  transport.onmessage = (message) => guard.observe(message);
+  const shutdown = async (): Promise<void> => {
+    guard.close();
+    await transport.close().catch(() => {});
+  };
+  const client = await handshake(server, transport, options, () => undefined, shutdown);
+  return new SdkConnection(
+    server,
+    client,
+    () => undefined,
+    async () => {
+      // Ending the session politely must not hang on a server that stopped answering.
+      await settlesWithin(transport.terminateSession(), options.killGraceMs ?? 1000);
+      await client.close().catch(() => {});
+      await shutdown();
+    },
+  );
+}
+
+async function handshake(
+  server: string,
+  transport: Transport,
+  options: ConnectOptions,
+  failure: () => McpProtocolError | undefined,
+  cleanUp: () => Promise<unknown>,
+): Promise<Client> {
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   // Always observed: an unobserved connection error must never reach the host as unhandled.
   client.onerror = () => {};
+  const timeout = options.initTimeoutMs ?? 30_000;
   try {
-    await client.connect(transport, { timeout: options.initTimeoutMs ?? 30_000 });
+    await client.connect(transport, { timeout });
   } catch (error) {
-    await process.close().catch(() => {});
-    throw toProtocolError(server, error, transport.failure);
+    await client.close().catch(() => {});
+    await cleanUp();
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
+      throw new McpProtocolError(server, `no answer to initialize within ${timeout} ms`, {
+        cause: error,
+      });
+    }
+    throw toProtocolError(server, error, failure());
   }
-  return new SdkConnection(server, client, transport, process);
+  return client;
 }
 
-class SdkConnection implements StdioConnection {
-  readonly process: StdioProcess;
+class SdkConnection implements McpConnection {
   readonly #server: string;
   readonly #client: Client;
-  readonly #transport: StdioProcessTransport;
-  readonly #toolsChanged: (() => void)[] = [];
+  readonly #failure: () => McpProtocolError | undefined;
+  readonly #close: () => Promise<void>;
+  readonly #listeners = new Map<string, (() => void)[]>();
 
   constructor(
     server: string,
     client: Client,
-    transport: StdioProcessTransport,
-    process: StdioProcess,
+    failure: () => McpProtocolError | undefined,
+    close: () => Promise<void>,
   ) {
     this.#server = server;
     this.#client = client;
-    this.#transport = transport;
-    this.process = process;
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      for (const listener of this.#toolsChanged) listener();
-    });
+    this.#failure = failure;
+    this.#close = close;
   }
 
-  async listToolsPage(cursor: string | undefined): Promise<McpToolPage> {
-    const params = cursor === undefined ? {} : { cursor };
-    const result = await this.#request({ method: 'tools/list', params }, {});
-    const tools = Array.isArray(result.tools) ? result.tools : [];
-    const next = result.nextCursor;
-    return typeof next === 'string' ? { tools, nextCursor: next } : { tools };
-  }
-
-  async callTool(name: string, args: unknown, options: McpCallOptions): Promise<McpCallResult> {
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const result = await this.#request(
-      { method: 'tools/call', params: { name, arguments: args ?? {} } },
-      { signal: options.signal, timeout: timeoutMs },
-      name,
-    );
-    const content = Array.isArray(result.content)
-      ? result.content.filter(
-          (part): part is McpContentPart =>
-            typeof part === 'object' && part !== null && typeof part.type === 'string',
-        )
-      : [];
-    return {
-      content,
-      isError: result.isError === true,
-      ...(result.structuredContent === undefined
-        ? {}
-        : { structuredContent: result.structuredContent }),
-    };
-  }
-
-  onToolsChanged(listener: () => void): void {
-    this.#toolsChanged.push(listener);
-  }
-
-  async close(): Promise<void> {
-    await this.#client.close().catch(() => {});
-    await this.process.close();
-  }
-
-  async #request(
-    request: { method: string; params: Record<string, unknown> },
-    options: { signal?: AbortSignal; timeout?: number },
-    toolName?: string,
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: McpRequestOptions = {},
   ): Promise<Record<string, unknown>> {
-    const failure = this.#transport.failure;
-    if (failure) throw failure;
+    const failed = this.#failure();
+    if (failed) throw failed;
+    const timeout = options.timeoutMs ?? 60_000;
     try {
-      return await this.#client.request(request, anyResult, options);
+      return await this.#client.request({ method, params }, anyResult, {
+        timeout,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     } catch (error) {
       if (options.signal?.aborted) throw new CancelledError('MCP call cancelled', { cause: error });
       if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
-        throw new ToolTimeoutError(toolName ?? request.method, options.timeout ?? 0);
+        throw new ToolTimeoutError(options.label ?? method, timeout);
       }
-      throw toProtocolError(this.#server, error, this.#transport.failure);
+      throw toProtocolError(this.#server, error, this.#failure());
     }
+  }
+
+  onNotification(method: McpListChangedMethod, listener: () => void): void {
+    const listeners = this.#listeners.get(method);
+    if (listeners) {
+      listeners.push(listener);
+      return;
+    }
+    this.#listeners.set(method, [listener]);
+    this.#client.setNotificationHandler(method, () => {
+      for (const each of this.#listeners.get(method) ?? []) each();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#close();
   }
 }
 
@@ -190,10 +254,41 @@ function toProtocolError(
 ): McpProtocolError {
   if (failure) return failure;
   if (McpProtocolError.isInstance(error)) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (McpProtocolError.isInstance(cause)) return cause;
+  if (SdkHttpError.isInstance(error)) {
+    const text = typeof error.data.text === 'string' ? error.data.text.trim().slice(0, 200) : '';
+    const status = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}`;
+    return new McpProtocolError(server, `${status}${text ? `: ${text}` : ''}`, { cause: error });
+  }
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
+    const type = (error.data as { contentType?: unknown } | undefined)?.contentType;
+    return new McpProtocolError(
+      server,
+      `answered with content type ${String(type)}, not application/json or text/event-stream`,
+      { cause: error },
+    );
+  }
   const message = error instanceof Error ? error.message : String(error);
   const code = ProtocolError.isInstance(error) ? Number(error.code) : undefined;
   return new McpProtocolError(server, message, {
     cause: error,
     ...(Number.isFinite(code) ? { code } : {}),
+  });
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
   });
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,4 +65,42 @@ export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean>
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return check();
+}
+
+/** Path of the streamable HTTP fixture server (official server library behind node:http). */
+export const HTTP_SERVER: string = join(here, 'servers', 'http-server.mjs');
+
+/** A running HTTP fixture server. */
+export interface HttpFixture {
+  /** `http://127.0.0.1:PORT`. */
+  readonly base: string;
+  /** The server's pid. */
+  readonly pid: number;
+  /** Where it logs every JSON-RPC message it receives. */
+  readonly logFile: string;
+  /** Kills it (SIGKILL) and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP fixture server on a free loopback port. */
+export async function startHttpServer(): Promise<HttpFixture> {
+  const logFile = join(tempDir(), 'log.jsonl');
+  const child = spawn(process.execPath, [HTTP_SERVER], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, FAKE_LOG: logFile },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`HTTP fixture exited early (${code})`)));
+    child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(String(chunk)).port as number));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    logFile,
+    async stop() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }

@@ -56,4 +56,14 @@ describe('ToolRegistry', () => {
     const broken = { ...tool('one'), schema: { jsonSchema: {} } } as unknown as Tool;
     expect(() => new ToolRegistry([broken])).toThrow(ConfigError);
   });
+
+  it('unregisters a tool by name, keeping the order of the others, and frees the name', () => {
+    const registry = new ToolRegistry([tool('a'), tool('b'), tool('c')]);
+    expect(registry.unregister('b')).toBe(true);
+    expect(registry.names()).toEqual(['a', 'c']);
+    expect(registry.has('b')).toBe(false);
+    expect(registry.unregister('b')).toBe(false);
+    registry.register(tool('b'));
+    expect(registry.names()).toEqual(['a', 'c', 'b']);
+  });
 });

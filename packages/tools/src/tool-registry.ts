@@ -28,6 +28,14 @@ export class ToolRegistry {
     return this;
   }
 
+  /**
+   * Removes the tool called `name` (a tool a server stopped offering); true when there was one.
+   * The others keep their order.
+   */
+  unregister(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
   /** The tool called `name`, or undefined. */
   get(name: string): Tool | undefined {
     return this.#tools.get(name);

@@ -1,0 +1,44 @@
+import { ConfigError, McpProtocolError } from '@mh/core';
+import { describe, expect, it } from 'vitest';
+import { McpClient } from './mcp-client.js';
+
+function field(make: () => unknown): string | undefined {
+  try {
+    make();
+  } catch (error) {
+    return ConfigError.isInstance(error) ? error.field : `not a ConfigError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+describe('McpClient construction', () => {
+  it('tells a URL from a command', () => {
+    expect(new McpClient('a', { url: 'http://127.0.0.1:1/mcp' }).transport).toBe('http');
+    expect(new McpClient('a', { command: 'server' }).transport).toBe('stdio');
+  });
+
+  it('rejects bad input with ConfigError naming the field', () => {
+    expect(field(() => new McpClient('', { command: 'x' }))).toBe('name');
+    expect(field(() => new McpClient('a', { url: 'ftp://host/mcp' }))).toBe('params.url');
+    expect(field(() => new McpClient('a', { url: 'not a url' }))).toBe('params.url');
+    expect(field(() => new McpClient('a', { url: 'http://h/', command: 'x' } as never))).toBe(
+      'params.command',
+    );
+    expect(
+      field(() => new McpClient('a', { url: 'http://h/', headers: { a: 1 as unknown as string } })),
+    ).toBe('params.headers.a');
+    expect(field(() => new McpClient('a', { command: '' }))).toBe('params.command');
+    expect(field(() => new McpClient('a', { command: 'x' }, { callTimeoutMs: -1 }))).toBe(
+      'options.callTimeoutMs',
+    );
+    expect(field(() => new McpClient('a', { command: 'x' }, { bogus: 1 } as never))).toBe(
+      'options.bogus',
+    );
+  });
+
+  it('refuses calls before connect with McpProtocolError', async () => {
+    const client = new McpClient('a', { url: 'http://127.0.0.1:1/mcp' });
+    await expect(client.listTools()).rejects.toSatisfy(McpProtocolError.isInstance);
+    await expect(client.callTool('x', {})).rejects.toSatisfy(McpProtocolError.isInstance);
+  });
+});
