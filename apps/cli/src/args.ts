@@ -16,6 +16,10 @@ export interface CliOptions {
   readonly system: string | undefined;
   readonly maxTurns: number | undefined;
   readonly timeoutMs: number | undefined;
+  /** Overrides the model's context window (tokens): compaction starts at 80% of it. */
+  readonly contextWindow: number | undefined;
+  /** `--no-compaction`: never compact. */
+  readonly compaction: boolean;
   readonly root: string;
   readonly grants: readonly ('write' | 'exec')[];
   readonly fakeDelayMs: number;
@@ -160,6 +164,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     system: values.system,
     maxTurns: positiveInteger('max-turns', values['max-turns']),
     timeoutMs: positiveInteger('timeout-ms', values['timeout-ms']),
+    contextWindow: contextWindowOf(values['context-window']),
+    compaction: !(values['no-compaction'] ?? false),
     root: values.root ?? process.cwd(),
     grants: grants as ('write' | 'exec')[],
     fakeDelayMs: nonNegativeInteger('fake-delay-ms', values['fake-delay-ms'], 0),
@@ -171,6 +177,18 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     listTools: values['list-tools'] ?? false,
     prompt,
   };
+}
+
+/** The smallest window `--context-window` accepts (compaction needs room for a summary). */
+const MIN_CONTEXT_WINDOW = 1_000;
+
+function contextWindowOf(value: string | undefined): number | undefined {
+  const window = positiveInteger('context-window', value);
+  if (window !== undefined && window < MIN_CONTEXT_WINDOW)
+    throw new UsageError(
+      `--context-window must be at least ${MIN_CONTEXT_WINDOW} tokens, got ${window}`,
+    );
+  return window;
 }
 
 function parse(argv: readonly string[]) {
@@ -189,6 +207,8 @@ function parse(argv: readonly string[]) {
       system: { type: 'string' },
       'max-turns': { type: 'string' },
       'timeout-ms': { type: 'string' },
+      'context-window': { type: 'string' },
+      'no-compaction': { type: 'boolean' },
       root: { type: 'string' },
       grant: { type: 'string', multiple: true },
       'fake-delay-ms': { type: 'string' },

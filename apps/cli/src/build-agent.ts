@@ -106,5 +106,10 @@ export async function buildAgent(
     tools: registry,
     permissions: { grants: options.grants },
     limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
+    compaction: !options.compaction
+      ? false
+      : options.contextWindow !== undefined
+        ? { contextWindow: options.contextWindow }
+        : undefined,
   });
 }

@@ -1,4 +1,4 @@
-import type { AgentEvent, RunResult } from '@mh/sdk';
+import type { AgentEvent, CompactionRecord, RunResult } from '@mh/sdk';
 import { toolResultText, unfenceUntrusted } from '@mh/sdk';
 
 /** Where output goes; streams in production, buffers in tests. */
@@ -91,6 +91,9 @@ export class EventRenderer {
       case 'history-repair':
         this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));
         break;
+      case 'compaction':
+        this.#note(this.#dim(compactionLine(event.record)));
+        break;
       case 'message-start':
         this.#printedThisAttempt = false;
         break;
@@ -119,4 +122,20 @@ export function exitCodeOf(result: RunResult): number {
   if (result.status === 'completed') return 0;
   if (result.status === 'cancelled') return 130;
   return 1;
+}
+
+/** One line per compaction: what it did and what it saved (or why it did nothing). */
+export function compactionLine(record: CompactionRecord): string {
+  const sizes = `${record.tokensBefore} → ${record.tokensAfter} tokens`;
+  const cost = record.costUsd > 0 ? `, $${record.costUsd.toFixed(4)}` : '';
+  switch (record.stage) {
+    case 'trim':
+      return `(compaction: trimmed ${record.trimmedMessageIds.length} old tool result(s), ${sizes})`;
+    case 'summary':
+      return `(compaction: summarised ${record.foldedMessageIds.length} message(s), ${sizes}${cost})`;
+    case 'drop':
+      return `(compaction: dropped ${record.foldedMessageIds.length} message(s) — ${record.reason}; ${sizes})`;
+    case 'skipped':
+      return `(compaction skipped: ${record.reason}${cost})`;
+  }
 }

@@ -198,3 +198,42 @@ describe('FakeProvider', () => {
     expect(() => fake({ delayMs: -1 })).toThrow(expect.objectContaining({ field: 'delayMs' }));
   });
 });
+
+describe('fake() as a summariser', () => {
+  it('answers a summary request with an extractive summary that keeps identifiers', async () => {
+    const { providerSummarizer } = await import('@mh/core');
+    const summarizer = providerSummarizer(fake(), 'fake');
+    const summary = await summarizer.summarize({
+      instructions: 'Summarise.',
+      messages: [
+        {
+          id: 'u1',
+          role: 'user',
+          content: [{ type: 'text', text: 'Find order ORD-4411 in data/orders.csv' }],
+        },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'grep', input: { pattern: 'ORD-4411' } }],
+        },
+        {
+          id: 'u2',
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              toolUseId: 't1',
+              isError: false,
+              content: [{ type: 'text', text: 'data/orders.csv:12: ORD-4411,paid,129.90' }],
+            },
+          ],
+        },
+      ],
+    });
+    expect(summary.text).toContain('Find order ORD-4411 in data/orders.csv');
+    expect(summary.text).toContain('grep ×1');
+    expect(summary.text).toContain('ORD-4411');
+    expect(summary.text).toContain('data/orders.csv');
+    expect(summary.usage.inputTokens).toBeGreaterThan(0);
+  });
+});

@@ -12,6 +12,7 @@ import {
   toolResultText,
   unfenceUntrusted,
 } from '@mh/core';
+import { fakeSummary } from './fake-summary.js';
 import { playEvents, type TurnContent, turnEvents } from './stream-turn.js';
 
 /** Options of `fake`. */
@@ -215,7 +216,8 @@ export class FakeProvider implements Provider {
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
     const model = this.#options.model ?? 'fake';
-    const events = turnEvents(request, fakeTurn(request), {
+    const turn = request.purpose === 'summary' ? fakeSummary(request) : fakeTurn(request);
+    const events = turnEvents(request, turn, {
       model,
       chunkChars: this.#options.chunkChars,
     });
