@@ -57,26 +57,33 @@ async function storeMessages(
   messages: readonly EncodedMessage[],
 ): Promise<number[]> {
   // Sorted by hash: writers inserting overlapping sets take row locks in one order (PostgreSQL).
-  const unique = [...new Map(messages.map((m) => [m.hash.toString('hex'), m])).values()].sort(
+  let missing = [...new Map(messages.map((m) => [m.hash.toString('hex'), m])).values()].sort(
     (a, b) => Buffer.compare(a.hash, b.hash),
   );
-  for (const message of unique) {
-    await db
-      .insertInto('messages')
-      .values({ hash: message.hash, ...packBody(message.body) })
-      .onConflict((conflict) => conflict.column('hash').doNothing())
+  const seqByHash = new Map<string, number>();
+  // Under PostgreSQL's READ COMMITTED, a body that "already exists" for the insert can be gone
+  // for the select: a concurrent deleteSession removed it in between. Insert what is missing
+  // again; under SQLite's write lock the first pass always finds everything.
+  for (let pass = 0; pass < 3 && missing.length > 0; pass++) {
+    for (const message of missing) {
+      await db
+        .insertInto('messages')
+        .values({ hash: message.hash, ...packBody(message.body) })
+        .onConflict((conflict) => conflict.column('hash').doNothing())
+        .execute();
+    }
+    const rows = await db
+      .selectFrom('messages')
+      .select(['seq', 'hash'])
+      .where(
+        'hash',
+        'in',
+        missing.map((message) => message.hash),
+      )
       .execute();
+    for (const row of rows) seqByHash.set(toHex(row.hash), row.seq);
+    missing = missing.filter((message) => !seqByHash.has(message.hash.toString('hex')));
   }
-  const rows = await db
-    .selectFrom('messages')
-    .select(['seq', 'hash'])
-    .where(
-      'hash',
-      'in',
-      unique.map((message) => message.hash),
-    )
-    .execute();
-  const seqByHash = new Map(rows.map((row) => [toHex(row.hash), row.seq]));
   return messages.map((message) => {
     const seq = seqByHash.get(message.hash.toString('hex'));
     if (seq === undefined) throw new Error(`message ${message.message.id} was not stored`);
@@ -160,10 +167,13 @@ export async function commitTurn(
       ? move.where('head_seq', 'is', null)
       : move.where('head_seq', '=', branch.head_seq);
   const { numUpdatedRows } = await move.executeTakeFirst();
-  // Under SQLite's write lock the head cannot have moved; under PostgreSQL's READ COMMITTED it can.
+  // Under SQLite's write lock the head cannot have moved; under PostgreSQL's READ COMMITTED it can
+  // (the update waits for the other writer's row lock, then finds the head changed: 0 rows).
   if (numUpdatedRows !== 1n) {
     const moved = await requireBranch(db, session, branch.name);
     const head = moved.head_id === null ? null : toHex(moved.head_id);
+    // A concurrent retry of this very turn landed first: that is this commit's outcome too.
+    if (head === toHex(turn.id)) return describe(turn, target.turn, target.created_at);
     throw new SessionConflictError(session.id, turn.expectedHead, head);
   }
   await db

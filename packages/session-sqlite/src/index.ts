@@ -1,6 +1,7 @@
 export { openSqliteStore, type SqliteStoreOptions } from './open-sqlite-store.js';
+export type { SessionStoreHooks, SqlSessionStore } from './sql-session-store.js';
 export { APPLICATION_ID, type SqliteDurability } from './sqlite-backend.js';
-export { type SessionStoreHooks, SqliteSessionStore } from './sqlite-session-store.js';
+export { SqliteSessionStore } from './sqlite-session-store.js';
 export {
   FILE_PROBLEMS,
   type FileProblem,

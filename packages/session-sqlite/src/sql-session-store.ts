@@ -25,7 +25,7 @@ import {
   requireSession,
   type SessionRow,
 } from './session-rows.js';
-import type { SqliteBackend, SqliteDurability } from './sqlite-backend.js';
+import type { StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
 import {
   checkJournaledAssistant,
@@ -49,17 +49,18 @@ const defaultHooks: SessionStoreHooks = {
 };
 
 /**
- * The SQLite `SessionStore`: content-addressed checkpoints with branches, optimistic commits and
- * a durable journal of the turn in flight. Create it with `openSqliteStore`. Every write is one
- * `BEGIN IMMEDIATE` transaction synced to disk (WAL, `synchronous = FULL`) before it resolves.
+ * The `SessionStore` logic shared by every SQL engine: content-addressed checkpoints with
+ * branches, optimistic commits and a durable journal of the turn in flight, written as portable
+ * kysely queries. What differs between engines (transactions, locking, errors, schema types) is
+ * behind `StoreBackend`; `SqliteSessionStore` and `PostgresSessionStore` are the two engines.
  */
-export class SqliteSessionStore implements SessionStore {
-  readonly #backend: SqliteBackend;
+export class SqlSessionStore implements SessionStore {
+  readonly #backend: StoreBackend;
   readonly #hooks: SessionStoreHooks;
   #closed = false;
 
-  /** Wraps an open backend; `openSqliteStore` is the way to get one. */
-  constructor(backend: SqliteBackend, hooks: Partial<SessionStoreHooks> = {}) {
+  /** Wraps an open backend; `openSqliteStore` and `openPostgresStore` are the ways to get one. */
+  constructor(backend: StoreBackend, hooks: Partial<SessionStoreHooks> = {}) {
     this.#backend = backend;
     this.#hooks = { ...defaultHooks, ...hooks };
   }
@@ -232,10 +233,9 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  /** The durability settings in force on this store's connection (`synchronous` 2 = FULL). */
-  async durability(): Promise<SqliteDurability> {
+  /** Throws a `ConfigError` once the store is closed (for engine-specific methods). */
+  protected assertOpen(): void {
     this.#assertOpen();
-    return this.#backend.durability();
   }
 
   /** Closes the connection; later calls throw a `ConfigError`. Closing twice is harmless. */

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { HarnessError } from '@mh/core';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import { FileWriteLock } from './file-write-lock.js';
 import { MIGRATION_NAMES, migrationProvider } from './migrations.js';
+import { loadOptionalPeer } from './optional-peer.js';
 import { checkSqliteHeader } from './sqlite-header.js';
 import type { SchemaTypes, StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
@@ -101,8 +102,11 @@ const fileSize = (path: string): number | undefined => {
   }
 };
 
+/** better-sqlite3's `Database` class, loaded on first use. */
+type DatabaseClass = typeof Database;
+
 /** Looks at an existing file read-only and says whether we may open it for writing. */
-function inspect(path: string, busyTimeoutMs: number): Verdict {
+function inspect(Database: DatabaseClass, path: string, busyTimeoutMs: number): Verdict {
   const stats = statSync(path, { throwIfNoEntry: false });
   if (stats === undefined) return 'absent';
   if (!stats.isFile()) throw new SessionFileError(path, 'unreadable', 'is not a regular file');
@@ -244,7 +248,12 @@ export async function openSqliteBackend(
   busyTimeoutMs: number,
   onQuery?: (sql: string) => void,
 ): Promise<SqliteBackend> {
-  const verdict = inspect(path, busyTimeoutMs);
+  const { default: Database } = await loadOptionalPeer(
+    'better-sqlite3',
+    'openSqliteStore',
+    () => import('better-sqlite3'),
+  );
+  const verdict = inspect(Database, path, busyTimeoutMs);
   let database: Database.Database;
   try {
     database = new Database(path, { timeout: busyTimeoutMs });

@@ -1,4 +1,4 @@
-import { ConfigError, HarnessError } from '@mh/core';
+import { ConfigError, SessionStoreUnavailableError } from '@mh/core';
 
 const isBranded =
   <T>(name: string) =>
@@ -41,22 +41,46 @@ export class SessionFileError extends ConfigError {
   }
 }
 
+/** Why a PostgreSQL schema cannot hold the session store. */
+export type SchemaProblem = Extract<FileProblem, 'foreign-schema' | 'newer-schema'>;
+
 /**
- * Another connection held the database's write lock longer than the busy timeout. Nothing was
- * written; trying again later may succeed.
+ * The PostgreSQL schema given to `openPostgresStore` holds tables of the same names that this
+ * store did not create, or was migrated by a newer version. Nothing is written to it. A
+ * `ConfigError` whose `field` is `schema`.
  */
-export class SessionStoreBusyError extends HarnessError {
+export class SessionSchemaError extends ConfigError {
+  static override readonly brandName: string = 'SessionSchemaError';
+  /** True for a `SessionSchemaError` from any copy of `@mh/session-sqlite`. */
+  static override readonly isInstance: (value: unknown) => value is SessionSchemaError =
+    isBranded('SessionSchemaError');
+  /** The schema, as given. */
+  readonly schema: string;
+  /** What is wrong with it. */
+  readonly problem: SchemaProblem;
+
+  constructor(schema: string, problem: SchemaProblem, detail: string) {
+    super('schema', `schema ${JSON.stringify(schema)} ${detail}`);
+    this.schema = schema;
+    this.problem = problem;
+  }
+}
+
+/**
+ * Another connection held a lock the call needed for longer than the timeout (SQLite's busy
+ * timeout, PostgreSQL's `lock_timeout`). Nothing was written; trying again later may succeed. A
+ * `SessionStoreUnavailableError` whose `failure` is `busy`.
+ */
+export class SessionStoreBusyError extends SessionStoreUnavailableError {
   static override readonly brandName: string = 'SessionStoreBusyError';
   /** True for a `SessionStoreBusyError` from any copy of `@mh/session-sqlite`. */
   static override readonly isInstance: (value: unknown) => value is SessionStoreBusyError =
     isBranded('SessionStoreBusyError');
-  /** Always true: the operation had no effect and may be retried. */
-  readonly retryable: boolean = true;
   /** How long it waited for the lock, in milliseconds. */
   readonly timeoutMs: number;
 
   constructor(timeoutMs: number, options?: { cause?: unknown }) {
-    super(`The session store stayed locked for ${timeoutMs} ms`, options);
+    super('busy', `The session store stayed locked for ${timeoutMs} ms`, options);
     this.timeoutMs = timeoutMs;
   }
 }

@@ -6,13 +6,23 @@ import {
   toolResult,
 } from '@mh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { concurrencyContract } from './session-store-contract-concurrency.js';
 import { assistantWithCalls, promptTurn, resultFor, toolTurn } from './turns.js';
 
-/** Opens a fresh, empty store; `close` is called by the suite. */
-export type StoreFactory = () => Promise<SessionStore>;
+/** One empty database; `open` may be called more than once (stores sharing it). */
+export interface StoreTarget {
+  /** Opens a store on the database; the suite closes it. */
+  open(): Promise<SessionStore>;
+}
+
+/** Makes a fresh, empty database for one test. */
+export type TargetFactory = () => Promise<StoreTarget>;
 
 /** Asserts that `promise` rejects with a `ConfigError` whose message names `id`. */
-async function expectConfigError(promise: Promise<unknown>, id: string): Promise<ConfigError> {
+export async function expectConfigError(
+  promise: Promise<unknown>,
+  id: string,
+): Promise<ConfigError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
@@ -23,14 +33,16 @@ async function expectConfigError(promise: Promise<unknown>, id: string): Promise
 }
 
 /**
- * The behaviour every `SessionStore` must show, written once for all backends: run it with a
- * factory for the SQLite store, and later for PostgreSQL, so both honour the same port.
+ * The behaviour every `SessionStore` must show, written once for all backends: one suite, run
+ * against the SQLite store and the PostgreSQL store, so both honour the same port.
  */
-export function sessionStoreContract(backend: string, open: StoreFactory): void {
+export function sessionStoreContract(backend: string, newTarget: TargetFactory): void {
   describe(`SessionStore contract (${backend})`, () => {
+    let target: StoreTarget;
     let store: SessionStore;
     beforeEach(async () => {
-      store = await open();
+      target = await newTarget();
+      store = await target.open();
     });
     afterEach(async () => {
       await store.close();
@@ -115,6 +127,14 @@ export function sessionStoreContract(backend: string, open: StoreFactory): void 
           'results-3',
         ]);
         expect(await store.listCheckpoints('s')).toEqual(state.checkpoints);
+      });
+
+      it('returns the landed checkpoint when a commit is retried on the same head', async () => {
+        await store.createSession({ id: 's' });
+        const first = await store.commit('s', toolTurn('1'), { expectedHead: null });
+        const retried = await store.commit('s', toolTurn('1'), { expectedHead: null });
+        expect(retried).toEqual(first);
+        expect((await store.load('s')).checkpoints).toEqual([first]);
       });
 
       it('derives the id from the content: the same turn on the same parent, the same id', async () => {
@@ -346,7 +366,9 @@ export function sessionStoreContract(backend: string, open: StoreFactory): void 
     it('fails every call after close', async () => {
       await store.close();
       await expect(store.listSessions()).rejects.toThrow();
-      store = await open();
+      store = await target.open();
     });
+
+    concurrencyContract(() => ({ store, target }));
   });
 }

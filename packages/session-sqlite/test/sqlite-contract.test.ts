@@ -13,4 +13,7 @@ afterAll(async () => {
   await folder.remove();
 });
 
-sessionStoreContract('SQLite', () => openSqliteStore(join(folder.dir, `store-${++files}.db`)));
+sessionStoreContract('SQLite', async () => {
+  const path = join(folder.dir, `store-${++files}.db`);
+  return { open: () => openSqliteStore(path) };
+});
