@@ -1,4 +1,17 @@
 // @mh/eval: record/replay and the eval toolkit. Exports are added as the modules land.
+
+export { ATTRIBUTION_RULES, attribute, matchingRules } from './attribution.js';
+export type { AttributionRule, RuleHit } from './attribution-rule.js';
+export {
+  type Attribution,
+  type AttributionInput,
+  CONFIDENCES,
+  type Confidence,
+  type Evidence,
+  LAYERS,
+  type Layer,
+  type SessionCheck,
+} from './attribution-types.js';
 export type { Cassette, CassetteSummary } from './cassette.js';
 export { openCassette } from './cassette.js';
 export { REPLAY_TIMINGS, type ReplayTiming } from './cassette-context.js';
@@ -23,9 +36,65 @@ export {
   type ToolEntry,
 } from './cassette-format.js';
 export type { CassetteOptions } from './cassette-options.js';
+export {
+  type Check,
+  type CheckFailure,
+  type CheckInput,
+  type CheckOptions,
+  type CheckResult,
+  type CustomCheckOptions,
+  type CustomVerdict,
+  check,
+  runCheck,
+} from './checks.js';
+export { checkInputOf, type SessionToolCall, sessionToolCalls } from './checks-input.js';
+export { allOf, anyOf, not } from './checks-logic.js';
+export { type PathIsOptions, pathIs, samePath } from './checks-path.js';
+export { type ContainsOptions, contains, type MatchesOptions, matches } from './checks-text.js';
+export { type ToolCalledOptions, toolCalled } from './checks-tools.js';
+export {
+  type ClusterMember,
+  clusterFailures,
+  type FailureCluster,
+  normaliseErrorText,
+} from './cluster.js';
+export { Comparison, compareReports } from './compare.js';
+export {
+  type CaseChange,
+  type CaseSide,
+  COMPARE_METHODS,
+  type CompareMethod,
+  type CompareOptions,
+  type MetricChange,
+  type PooledChange,
+} from './compare-types.js';
+export { EvalCase, type EvalCaseInit } from './eval-case.js';
 export { RecordingProvider } from './recording-provider.js';
 export { RecordingToolExecutor } from './recording-tool-executor.js';
 export { DRIFT_KINDS, type DriftFinding, type DriftKind } from './replay-drift.js';
 export { ReplayProvider } from './replay-provider.js';
+export { Report } from './report.js';
+export type { CaseSummary, RateSummary, ReportSummary, TagSummary } from './report-summary.js';
+export {
+  type CaseRun,
+  type ReportData,
+  type ReportMeta,
+  SESSION_STATUSES,
+  type SessionMetrics,
+  type SessionStatus,
+} from './report-types.js';
 export { diffRequests, normalizeRequest, type RequestDifference } from './request-diff.js';
+export { EvalRunner, type EvalRunnerOptions } from './runner.js';
+export type { EvalAgent, EvalAgentContext, EvalAgentFactory } from './runner-agent.js';
+export { combine } from './runner-combine.js';
+export type { ProgressSink } from './runner-progress.js';
+export {
+  type Interval,
+  newcombeInterval,
+  type ProportionPair,
+  passAtK,
+  passHatK,
+  wilsonInterval,
+  Z_95,
+} from './stats.js';
 export { ReplayToolExecutor, UNRECORDED_TOOL_TEXT } from './tool-replay.js';

@@ -1,0 +1,205 @@
+import {
+  SPAN_ATTRIBUTES as A,
+  type Guard,
+  ProviderError,
+  ReplayDriftError,
+  SPAN_NAMES,
+  type SpanRecord,
+} from '@mh/core';
+import { describeError, errorMessage, evidence } from './attribution-evidence.js';
+import type { AttributionRule, RuleHit } from './attribution-rule.js';
+import type { Evidence } from './attribution-types.js';
+import type { SessionView } from './attribution-view.js';
+
+/** Guards that stop a run at a configured limit (SPEC: "max_turns/budget"); not the repeat guard. */
+const LIMIT_GUARDS: readonly Guard[] = ['max-turns', 'max-tokens', 'max-cost', 'timeout'];
+
+/** The drift's path, recorded and actual values, for evidence. */
+function driftEvidence(error: ReplayDriftError): string {
+  const show = (value: unknown): string =>
+    value === undefined ? '(absent)' : typeof value === 'string' ? value : JSON.stringify(value);
+  return `request ${error.requestIndex}: ${error.path}: recorded ${show(error.recorded)} / now ${show(error.actual)}`;
+}
+
+function failedSpans(view: SessionView, name: string): SpanRecord[] {
+  return view.spans.filter((span) => span.name === name && span.status === 'error');
+}
+
+function runSpanOf(view: SessionView): SpanRecord | undefined {
+  const runId = view.failedRun?.runId;
+  return view.spans.find(
+    (span) =>
+      span.name === SPAN_NAMES.run && (runId === undefined || span.attributes[A.runId] === runId),
+  );
+}
+
+const infraProviderError: AttributionRule = {
+  id: 'infra/provider-error',
+  layer: 'infra',
+  when: 'the run failed with a ProviderError (auth, quota, rate limit, outage, network)',
+  test(view): RuleHit | undefined {
+    const error = view.error;
+    if (!ProviderError.isInstance(error)) return undefined;
+    const spans = failedSpans(view, SPAN_NAMES.model);
+    const fields = `kind=${error.kind} status=${error.status ?? '-'} retryable=${error.retryable}`;
+    const items: Evidence[] = spans.map((span) =>
+      evidence(
+        `${span.attributes[A.errorType] ?? error.kind}; attempts=${span.attributes[A.retryAttempts] ?? 1}; ${fields}; ${error.message}`,
+        { spanId: span.spanId, attribute: A.errorType },
+      ),
+    );
+    if (items.length === 0)
+      items.push(evidence(`${fields}; ${error.message}`, { attribute: 'error' }));
+    // A refused request may be the harness's own doing (too large, malformed): less sure.
+    const ours = error.kind === 'bad-request' || error.kind === 'context-overflow';
+    return {
+      confidence: ours ? 'medium' : 'high',
+      summary:
+        `provider ${error.provider ?? ''} failed: ${error.kind}${error.status ? ` (${error.status})` : ''}`.replace(
+          '  ',
+          ' ',
+        ),
+      evidence: items,
+      subject: error.kind,
+      detail: error.message,
+    };
+  },
+};
+
+const evalCheckThrew: AttributionRule = {
+  id: 'eval/check-threw',
+  layer: 'eval',
+  when: 'the check itself threw or returned no verdict',
+  test(view): RuleHit | undefined {
+    const check = view.input.check;
+    if (check.status !== 'threw') return undefined;
+    return {
+      confidence: 'high',
+      summary:
+        `the check ${view.input.checkName ?? ''} threw: ${errorMessage(check.error)}`.replace(
+          '  ',
+          ' ',
+        ),
+      evidence: [evidence(describeError(check.error), { attribute: 'check' })],
+      subject: view.input.checkName,
+      detail: errorMessage(check.error),
+    };
+  },
+};
+
+const evalFactoryThrew: AttributionRule = {
+  id: 'eval/factory-threw',
+  layer: 'eval',
+  when: "the case's agent factory threw (no run happened)",
+  test(view): RuleHit | undefined {
+    const error = view.input.factoryError;
+    if (error === undefined) return undefined;
+    return {
+      confidence: 'high',
+      summary: `the agent factory threw: ${errorMessage(error)}`,
+      evidence: [evidence(describeError(error), { attribute: 'factory' })],
+      detail: errorMessage(error),
+    };
+  },
+};
+
+const harnessReplayDrift: AttributionRule = {
+  id: 'harness/replay-drift',
+  layer: 'harness',
+  when: 'a replayed request differs from the recorded one (ReplayDriftError)',
+  test(view): RuleHit | undefined {
+    const error = view.error;
+    if (!ReplayDriftError.isInstance(error)) return undefined;
+    const span = failedSpans(view, SPAN_NAMES.model)[0];
+    return {
+      confidence: 'high',
+      summary: `replay drift at ${error.path} (request ${error.requestIndex})`,
+      evidence: [evidence(driftEvidence(error), { spanId: span?.spanId, attribute: 'drift.path' })],
+      // Indices vary between drifts of one cause (messages[4] vs messages[6]); the field does not.
+      subject: error.path.replace(/\[\d+\]/g, '[]'),
+      detail: 'replay drift',
+    };
+  },
+};
+
+const harnessException: AttributionRule = {
+  id: 'harness/exception',
+  layer: 'harness',
+  when: 'the run failed with an exception that is not a ProviderError (nor a replay drift)',
+  test(view): RuleHit | undefined {
+    const error = view.error;
+    if (
+      error === undefined ||
+      ProviderError.isInstance(error) ||
+      ReplayDriftError.isInstance(error)
+    )
+      return undefined;
+    const span = runSpanOf(view);
+    const name = error instanceof Error ? error.name : typeof error;
+    return {
+      confidence: 'high',
+      summary: `the run threw ${describeError(error)}`,
+      evidence: [evidence(describeError(error), { spanId: span?.spanId, attribute: A.errorType })],
+      subject: name,
+      detail: errorMessage(error),
+    };
+  },
+};
+
+const harnessPermissionDenied: AttributionRule = {
+  id: 'harness/permission-denied',
+  layer: 'harness',
+  when: 'the permission policy denied a tool call',
+  test(view): RuleHit | undefined {
+    const denied = view.calls.filter((call) => call.status === 'denied');
+    const [first] = denied;
+    if (!first) return undefined;
+    return {
+      confidence: 'high',
+      summary: `permission denied: ${[...new Set(denied.map((call) => call.name))].join(', ')}`,
+      evidence: denied.map((call) =>
+        evidence(`${call.name}: ${call.result}`, { spanId: call.spanId, attribute: A.toolStatus }),
+      ),
+      subject: first.name,
+      detail: first.result,
+    };
+  },
+};
+
+const harnessGuard: AttributionRule = {
+  id: 'harness/guard',
+  layer: 'harness',
+  when: 'a limit guard (turns, tokens, cost, timeout) stopped the run and no tool call failed',
+  test(view): RuleHit | undefined {
+    const guard = view.guard;
+    if (guard === undefined || !LIMIT_GUARDS.includes(guard) || view.toolErrors.length > 0)
+      return undefined;
+    const span = runSpanOf(view);
+    const limit = span?.attributes[A.guardLimit];
+    const value = span?.attributes[A.guardValue];
+    const byRunner = view.input.timedOut === true;
+    return {
+      confidence: 'high',
+      summary: `guard ${guard} tripped${byRunner ? ' (the runner timeout)' : ''} with no tool errors`,
+      evidence: [
+        evidence(
+          `${guard}${limit !== undefined ? ` limit=${limit}` : ''}${value !== undefined ? ` value=${value}` : ''}; tool errors=0; tool calls=${view.calls.length}`,
+          { spanId: span?.spanId, attribute: A.guard },
+        ),
+      ],
+      subject: guard,
+      detail: `guard ${guard}`,
+    };
+  },
+};
+
+/** The infra, eval and harness rules, in SPEC.md's order. */
+export const EARLY_RULES: readonly AttributionRule[] = [
+  infraProviderError,
+  evalCheckThrew,
+  evalFactoryThrew,
+  harnessReplayDrift,
+  harnessException,
+  harnessPermissionDenied,
+  harnessGuard,
+];

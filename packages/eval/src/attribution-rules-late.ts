@@ -1,0 +1,283 @@
+import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
+import { evidence } from './attribution-evidence.js';
+import { compactedFacts } from './attribution-facts.js';
+import type { AttributionRule, RuleHit } from './attribution-rule.js';
+import type { ToolCallView } from './attribution-view.js';
+
+/** Identical calls (same tool, same arguments) that count as "repeated until stuck". */
+export const STUCK_REPEATS = 3;
+
+function toolErrorEvidence(calls: readonly ToolCallView[]): RuleHit['evidence'] {
+  return calls.slice(0, 5).map((call) =>
+    evidence(`${call.name} ${call.status}: ${call.result}`, {
+      spanId: call.spanId,
+      attribute: A.toolStatus,
+    }),
+  );
+}
+
+/** The tool with the most failures among `calls`, and how many. */
+function mostFailing(
+  calls: readonly ToolCallView[],
+): { name: string; count: number; first: ToolCallView } | undefined {
+  const counts = new Map<string, ToolCallView[]>();
+  for (const call of calls) counts.set(call.name, [...(counts.get(call.name) ?? []), call]);
+  let best: { name: string; count: number; first: ToolCallView } | undefined;
+  for (const [name, list] of counts) {
+    const [first] = list;
+    if (first && (!best || list.length > best.count)) best = { name, count: list.length, first };
+  }
+  return best;
+}
+
+const contextCompactedFact: AttributionRule = {
+  id: 'context/compacted-fact',
+  layer: 'context',
+  when: 'a fact the check needs, missing from the answer, exists only in compacted-away history',
+  test(view): RuleHit | undefined {
+    const found = compactedFacts(view);
+    if (found.length === 0) return undefined;
+    return {
+      confidence: 'high',
+      summary: `${found.map((hit) => JSON.stringify(hit.fact)).join(', ')} only in compacted history`,
+      evidence: found.map((hit) =>
+        evidence(
+          hit.text,
+          {
+            messageId: hit.messageId,
+            spanId: hit.spanId,
+            attribute: `compaction ${hit.compactionId}`,
+          },
+          hit.fact,
+        ),
+      ),
+      subject: found[0]?.stage,
+      detail: 'fact only in compacted history',
+    };
+  },
+};
+
+const contextCompaction: AttributionRule = {
+  id: 'context/compaction',
+  layer: 'context',
+  when: 'the history was compacted in the failed session (no fact shown lost)',
+  test(view): RuleHit | undefined {
+    if (view.compactions.length === 0 || compactedFacts(view).length > 0) return undefined;
+    return {
+      confidence: 'low',
+      summary: `${view.compactions.length} compaction(s) in the failed session`,
+      evidence: view.compactions.map(({ record, spanId }) =>
+        evidence(
+          `${record.stage}: ${record.foldedMessageIds.length} folded, ${record.trimmedMessageIds.length} trimmed, ${record.tokensBefore}→${record.tokensAfter} tokens; ${record.reason}`,
+          { spanId, attribute: `compaction ${record.id}` },
+        ),
+      ),
+      subject: view.compactions[0]?.record.stage,
+      detail: 'compaction happened',
+    };
+  },
+};
+
+const toolGuardWhileFailing: AttributionRule = {
+  id: 'tool/guard-while-failing',
+  layer: 'tool',
+  when: 'a guard stopped the run while a tool kept failing',
+  test(view): RuleHit | undefined {
+    if (view.guard === undefined || view.toolErrors.length === 0) return undefined;
+    const worst = mostFailing(view.toolErrors);
+    if (!worst) return undefined;
+    return {
+      confidence: worst.count >= 2 ? 'high' : 'medium',
+      summary: `guard ${view.guard} tripped while ${worst.name} failed ${worst.count} time(s)`,
+      evidence: [
+        evidence(`guard ${view.guard}; tool errors=${view.toolErrors.length}`, {
+          attribute: A.guard,
+        }),
+        ...toolErrorEvidence(view.toolErrors),
+      ],
+      subject: worst.name,
+      detail: worst.first.result,
+    };
+  },
+};
+
+const toolRuntimeError: AttributionRule = {
+  id: 'tool/runtime-error',
+  layer: 'tool',
+  when: 'a tool failed or timed out (and no guard stopped the run)',
+  test(view): RuleHit | undefined {
+    if (view.guard !== undefined) return undefined;
+    const failures = view.toolErrors.filter(
+      (call) => call.status === 'error' || call.status === 'timeout',
+    );
+    const worst = mostFailing(failures);
+    if (!worst) return undefined;
+    return {
+      confidence: 'high',
+      summary: `${worst.name} ${worst.first.status === 'timeout' ? 'timed out' : 'failed'}${worst.count > 1 ? ` ${worst.count} times` : ''}`,
+      evidence: toolErrorEvidence(failures),
+      subject: worst.name,
+      detail: worst.first.result,
+    };
+  },
+};
+
+const toolInvalidArguments: AttributionRule = {
+  id: 'tool/invalid-arguments',
+  layer: 'tool',
+  when: 'the model sent a tool invalid arguments (no tool failed at run time, no guard)',
+  test(view): RuleHit | undefined {
+    if (view.guard !== undefined) return undefined;
+    if (view.toolErrors.some((call) => call.status !== 'invalid-arguments')) return undefined;
+    const worst = mostFailing(view.toolErrors);
+    if (!worst) return undefined;
+    return {
+      confidence: 'medium',
+      summary: `invalid arguments for ${worst.name}${worst.count > 1 ? ` (${worst.count} times)` : ''}`,
+      evidence: toolErrorEvidence(view.toolErrors),
+      subject: worst.name,
+      detail: worst.first.result,
+    };
+  },
+};
+
+const promptFormat: AttributionRule = {
+  id: 'prompt/format',
+  layer: 'prompt',
+  when: 'the failed checks are all tagged format, or the case is',
+  test(view): RuleHit | undefined {
+    const check = view.input.check;
+    if (check.status !== 'failed') return undefined;
+    const failures = check.result.failures;
+    const caseTagged = (view.input.tags ?? []).includes('format');
+    const allFormat =
+      failures.length > 0 && failures.every((failure) => failure.tags.includes('format'));
+    if (!caseTagged && !allFormat) return undefined;
+    return {
+      confidence: 'medium',
+      summary: `wrong answer format: ${check.result.reason}`,
+      evidence: (failures.length > 0
+        ? failures
+        : [{ check: 'check', reason: check.result.reason }]
+      ).map((failure) =>
+        evidence(`${failure.check}: ${failure.reason}`, {
+          attribute: caseTagged ? 'case.tags' : 'check.tags',
+        }),
+      ),
+      subject: failures[0]?.check,
+      detail: 'format',
+    };
+  },
+};
+
+/** Whether `text` ends by asking something (a question in its last 200 characters). */
+export function asksBack(text: string): boolean {
+  const tail = text.trim().slice(-200);
+  return /\?["'`*)\]]*(\s|$)/.test(tail);
+}
+
+const promptAskedUser: AttributionRule = {
+  id: 'prompt/asked-user',
+  layer: 'prompt',
+  when: 'the model asked the user back instead of calling any tool',
+  test(view): RuleHit | undefined {
+    if (view.input.check.status !== 'failed') return undefined;
+    const lastIndex = view.input.results.length - 1;
+    const last = view.input.results[lastIndex];
+    if (last?.status !== 'completed' || !asksBack(last.text)) return undefined;
+    if (view.calls.some((call) => call.run === lastIndex)) return undefined;
+    return {
+      confidence: 'medium',
+      summary: 'the model asked the user back without calling a tool',
+      evidence: [evidence(last.text, { attribute: 'answer' })],
+      detail: 'asked the user back',
+    };
+  },
+};
+
+const modelUnknownTool: AttributionRule = {
+  id: 'model/unknown-tool',
+  layer: 'model',
+  when: 'the model called a tool that does not exist',
+  test(view): RuleHit | undefined {
+    const unknown = view.calls.filter((call) => call.status === 'unknown-tool');
+    const [first] = unknown;
+    if (!first) return undefined;
+    return {
+      confidence: 'high',
+      summary: `called nonexistent tool ${[...new Set(unknown.map((call) => call.name))].join(', ')}`,
+      evidence: unknown.map((call) =>
+        evidence(`${call.name}: ${call.result}`, { spanId: call.spanId, attribute: A.toolName }),
+      ),
+      subject: first.name,
+      detail: 'unknown tool',
+    };
+  },
+};
+
+const modelRepeatedCall: AttributionRule = {
+  id: 'model/repeated-call',
+  layer: 'model',
+  when: `the same call was repeated until stuck (the repeat guard, or ${STUCK_REPEATS}+ identical calls)`,
+  test(view): RuleHit | undefined {
+    const counts = new Map<string, { call: ToolCallView; count: number }>();
+    for (const call of view.calls) {
+      const key = `${call.name}\u0000${canonicalJson(call.input)}`;
+      const entry = counts.get(key);
+      if (entry) entry.count++;
+      else counts.set(key, { call, count: 1 });
+    }
+    const top = [...counts.values()].sort((a, b) => b.count - a.count)[0];
+    const guard = view.guard === 'max-repeated-calls';
+    if (!guard && (!top || top.count < STUCK_REPEATS)) return undefined;
+    return {
+      confidence: guard ? 'high' : 'medium',
+      summary: `${top?.call.name ?? 'a tool'} called ${top?.count ?? 0} times with the same arguments${guard ? ' until the repeat guard tripped' : ''}`,
+      evidence: top
+        ? [
+            evidence(`${top.call.name}(${canonicalJson(top.call.input)}) × ${top.count}`, {
+              spanId: top.call.spanId,
+              attribute: A.toolName,
+            }),
+          ]
+        : [],
+      subject: top?.call.name,
+      detail: 'repeated call',
+    };
+  },
+};
+
+/** The context, tool, prompt and model rules, in SPEC.md's order (the fallback excluded). */
+export const LATE_RULES: readonly AttributionRule[] = [
+  contextCompactedFact,
+  contextCompaction,
+  toolGuardWhileFailing,
+  toolRuntimeError,
+  toolInvalidArguments,
+  promptFormat,
+  promptAskedUser,
+  modelUnknownTool,
+  modelRepeatedCall,
+];
+
+/** The last rule: a healthy run with a wrong answer. It always holds. */
+export const WRONG_ANSWER_RULE: AttributionRule = {
+  id: 'model/wrong-answer',
+  layer: 'model',
+  when: 'none of the above: a healthy run with a wrong answer (look at variance across repeats first)',
+  test(view): RuleHit {
+    const check = view.input.check;
+    const reason = check.status === 'failed' ? check.result.reason : 'the run did not complete';
+    const last = view.input.results.at(-1);
+    return {
+      confidence: 'low',
+      summary: `wrong answer: ${reason}`,
+      evidence: [
+        evidence(reason, { attribute: 'check' }),
+        ...(last ? [evidence(last.text || '(no answer)', { attribute: 'answer' })] : []),
+      ],
+      subject: check.status === 'failed' ? check.result.failures[0]?.check : undefined,
+      detail: 'wrong answer',
+    };
+  },
+};
