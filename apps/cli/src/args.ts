@@ -27,12 +27,14 @@ export interface CliOptions {
   readonly session: string | undefined;
   readonly listSessions: boolean;
   readonly trace: boolean;
-  /** MCP servers to start: a name and a command line (split on whitespace; quotes group). */
-  readonly mcp: readonly {
-    readonly name: string;
-    readonly command: string;
-    readonly args: readonly string[];
-  }[];
+  /**
+   * MCP servers: a name and a command line to start over stdio (split on whitespace; quotes
+   * group), or a URL (http:// or https://) to reach over streamable HTTP.
+   */
+  readonly mcp: readonly (
+    | { readonly name: string; readonly command: string; readonly args: readonly string[] }
+    | { readonly name: string; readonly url: string }
+  )[];
   readonly listTools: boolean;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
@@ -56,15 +58,19 @@ function parseMcp(spec: string): CliOptions['mcp'][number] {
   const match = spec.match(/^([a-zA-Z0-9_-]{1,32})=(.+)$/s);
   if (!match)
     throw new UsageError(
-      `--mcp expects NAME=COMMAND (e.g. fs="npx -y @modelcontextprotocol/server-filesystem ."), got '${spec}'`,
+      `--mcp expects NAME=COMMAND or NAME=URL (e.g. fs="npx -y @modelcontextprotocol/server-filesystem ."), got '${spec}'`,
     );
+  const name = match[1] ?? '';
   const [command, ...args] = splitCommand(match[2] ?? '');
-  if (!command) throw new UsageError(`--mcp ${match[1]}: the command is empty`);
-  if (/^https?:\/\//.test(command))
-    throw new UsageError(
-      `--mcp ${match[1]}: streamable HTTP servers are not supported yet; give a command`,
-    );
-  return { name: match[1] ?? '', command, args };
+  if (!command) throw new UsageError(`--mcp ${name}: the command is empty`);
+  if (/^https?:\/\//i.test(command)) {
+    if (args.length > 0 || !URL.canParse(command))
+      throw new UsageError(
+        `--mcp ${name}: expected one http:// or https:// URL, got '${match[2]}'`,
+      );
+    return { name, url: command };
+  }
+  return { name, command, args };
 }
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {

@@ -64,14 +64,35 @@ export async function startMcpServers(
 ): Promise<McpServers> {
   const clients: { close(): Promise<void> }[] = [];
   const registered: { server: string; name: string; permission: string }[] = [];
-  const close = async (): Promise<void> => {
+  let close = async (): Promise<void> => {
     await Promise.allSettled(clients.map((client) => client.close()));
   };
   if (options.mcp.length === 0) return { registered, close };
-  const { McpClient, registerMcpTools } = await import('@mh/mcp');
+  const { McpClient, registerMcpTools, killAllServerGroups } = await import('@mh/mcp');
+  // Servers run in their own process groups, out of reach of the terminal's signals: on SIGTERM
+  // or SIGHUP (and on Ctrl-C until the session takes it over) kill their groups, then exit.
+  const exitWith = (code: number) => (): void => {
+    killAllServerGroups();
+    process.exit(code);
+  };
+  const handlers = [
+    ['SIGTERM', exitWith(143)],
+    ['SIGHUP', exitWith(129)],
+  ] as const;
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  const onStartupInterrupt = exitWith(130);
+  process.on('SIGINT', onStartupInterrupt);
+  const closeServers = close;
+  close = async (): Promise<void> => {
+    await closeServers();
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
   try {
     for (const server of options.mcp) {
-      const client = new McpClient(server.name, { command: server.command, args: server.args });
+      const client = new McpClient(
+        server.name,
+        'url' in server ? { url: server.url } : { command: server.command, args: server.args },
+      );
       clients.push(client);
       await client.connect();
       const result = await registerMcpTools(registry, client, {
@@ -84,6 +105,8 @@ export async function startMcpServers(
   } catch (error) {
     await close();
     throw error;
+  } finally {
+    process.off('SIGINT', onStartupInterrupt);
   }
   return { registered, close };
 }

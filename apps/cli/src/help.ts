@@ -38,7 +38,9 @@ Sessions (SQLite; each turn committed, each tool call journaled, crash-safe):
 MCP servers (their tools join the built-in ones, named SERVER__TOOL):
   --mcp NAME=COMMAND      start an MCP server over stdio, e.g.
                           --mcp fs="npx -y @modelcontextprotocol/server-filesystem ./data" (repeatable)
+  --mcp NAME=URL          reach an MCP server over streamable HTTP, e.g. --mcp api=http://localhost:3000/mcp
                           Tools are exec unless the server marks them read-only: allow with --grant exec.
+                          A server's changed tool list is followed; servers are stopped when mh exits.
   --list-tools            list every tool, its permission and server, then exit
 
 Tracing:

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
-import { ConfigError, type SessionStore, type ToolRegistry } from '@mh/sdk';
+import { ConfigError, McpProtocolError, type SessionStore, type ToolRegistry } from '@mh/sdk';
 import { type CliOptions, parseCliArgs, UsageError } from './args.js';
 import {
   buildAgent,
@@ -146,6 +146,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError || ConfigError.isInstance(error)) {
       process.stderr.write(`mh: ${error.message}\n`);
       process.exitCode = 2;
+    } else if (McpProtocolError.isInstance(error)) {
+      // A server that cannot be started or reached: its message says which and why.
+      process.stderr.write(`mh: ${error.message}\n`);
+      process.exitCode = 1;
     } else {
       process.stderr.write(
         `mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
@@ -9,6 +11,11 @@ import { runCli } from './run-cli.js';
 const fromMcp = createRequire(new URL('../../../packages/mcp/package.json', import.meta.url));
 const serverDir = dirname(fromMcp.resolve('@modelcontextprotocol/server-filesystem/package.json'));
 const server = join(serverDir, 'dist', 'index.js');
+
+// The streamable HTTP fixture of @mh/mcp (the official server library behind node:http).
+const httpServer = fileURLToPath(
+  new URL('../../../packages/mcp/test/servers/http-server.mjs', import.meta.url),
+);
 
 describe('mh --mcp', { timeout: 60_000 }, () => {
   it('lists the server tools with least-privilege permissions', async () => {
@@ -35,5 +42,29 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     const run = await runCli(['--fake', '--mcp', 'no-equals-sign', 'hi']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--mcp expects NAME=COMMAND');
+  });
+
+  it('reaches a streamable HTTP server given as NAME=URL and lets the agent call it', async () => {
+    const child = spawn(process.execPath, [httpServer], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<number>((resolve) => {
+        child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(String(chunk)).port));
+      });
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const listed = await runCli(['--mcp', `api=${url}`, '--list-tools']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/api__echo\s+read\s+api\s+allowed/);
+      expect(listed.stdout).toMatch(/api__write_note\s+exec\s+api\s+needs --grant exec/);
+      const run = await runCli([
+        '--fake',
+        '--mcp',
+        `api=${url}`,
+        'Use api__echo with text=hello-http',
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('hello-http');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

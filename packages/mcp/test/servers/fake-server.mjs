@@ -1,5 +1,5 @@
 // A deliberately misbehaving MCP server for tests. Usage: node fake-server.mjs <mode>
-// Modes: ok, bad-version, garbage, stderr-spam, paged. Tools misbehave on call (crash, hang, ...);
+// Modes: ok, bad-version, garbage, stderr-spam, paged, stubborn. Tools misbehave on call (crash, hang, ...);
 // the tool `mutate` changes the tool list (served in pages ending on a repeated cursor) and sends
 // notifications/tools/list_changed. Resources and prompts are paged and include malformed entries.
 // Every message received is appended as a JSON line to $FAKE_LOG when set.
@@ -12,6 +12,12 @@ const log = (entry) => {
   if (process.env.FAKE_LOG) appendFileSync(process.env.FAKE_LOG, `${JSON.stringify(entry)}\n`);
 };
 log({ pid: process.pid });
+if (mode === 'stubborn') {
+  // Ignores SIGTERM and the end of stdin, and keeps a grandchild in its process group: only a
+  // SIGKILL of the whole group ends it.
+  process.on('SIGTERM', () => {});
+  spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+}
 const send = (message) => writeSync(1, `${JSON.stringify(message)}\n`);
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const obj = (properties = {}, required = []) => ({ type: 'object', properties, required });
@@ -210,4 +216,6 @@ async function handle(message) {
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim()) void handle(JSON.parse(line));
 });
-process.stdin.on('end', () => process.exit(0));
+process.stdin.on('end', () => {
+  if (mode !== 'stubborn') process.exit(0);
+});
