@@ -1,5 +1,6 @@
 import type { Clock } from '@mh/core';
 import type { CassetteKey, CassetteMode, RequestEntry, ToolEntry } from './cassette-format.js';
+import type { Scrubber } from './recording-scrub.js';
 import type { DriftFinding } from './replay-drift.js';
 
 /** How replayed events are paced. */
@@ -30,6 +31,8 @@ export interface KeyContext {
   readonly state: KeyState;
   /** Appends one line (a JSON object) to the cassette. */
   write(jsonLine: string): void;
+  /** The cassette's secret scrubber. */
+  readonly scrubber: Scrubber;
   /** A request as it would have been recorded: JSON, scrubbed of secrets. */
   comparable(value: unknown): unknown;
   /** Adds a finding to the cassette's list. */

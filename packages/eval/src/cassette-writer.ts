@@ -82,7 +82,7 @@ export class CassetteWriter {
 
   /** Writes one line (a JSON object without its newline), scrubbed of secrets. */
   write(jsonLine: string): void {
-    this.#writeRaw(`${this.#scrub(jsonLine)}\n`);
+    this.#writeRaw(`${this.#scrub.json(jsonLine)}\n`);
   }
 
   #writeRaw(text: string): void {

@@ -212,11 +212,12 @@ export class Cassette {
       requests,
       tools,
       state: { requests: 0, toolCalls: lastTool === undefined ? 0 : lastTool.index + 1 },
+      scrubber: this.#scrub,
       write: (line: string): void => this.#write(line),
       comparable: (value: unknown): unknown => {
         const json = JSON.stringify(value);
         if (json === undefined) return value;
-        const scrubbed = this.#scrub(json);
+        const scrubbed = this.#scrub.json(json);
         return scrubbed === json ? value : JSON.parse(scrubbed);
       },
       report: (finding: DriftFinding): void => {

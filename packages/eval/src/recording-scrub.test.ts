@@ -3,7 +3,7 @@ import { createScrubber } from './recording-scrub.js';
 
 describe('createScrubber', () => {
   it('masks API-key shapes and bearer tokens and keeps the line valid JSON', () => {
-    const scrub = createScrubber([], {});
+    const scrub = createScrubber([], {}).json;
     const line = JSON.stringify({
       message: `401 invalid x-api-key sk-ant-api03-${'a'.repeat(40)} / sk-proj-${'b'.repeat(30)}`,
       header: `Authorization: Bearer ${'c'.repeat(24)}`,
@@ -19,7 +19,7 @@ describe('createScrubber', () => {
   });
 
   it('masks the values of credential variables and given literals, JSON-escaped', () => {
-    const scrub = createScrubber(['pa"ss\\word-123'], {
+    const { json: scrub } = createScrubber(['pa"ss\\word-123'], {
       MY_SERVICE_API_KEY: 'zz-secret-value-42',
       GITHUB_TOKEN: 'tok-12345678',
       HOME: '/home/someone',
@@ -34,7 +34,7 @@ describe('createScrubber', () => {
   });
 
   it('leaves a line without secrets untouched', () => {
-    const scrub = createScrubber([], {});
+    const scrub = createScrubber([], {}).json;
     const line = JSON.stringify({ text: 'sk-short and a task-list' });
     expect(scrub(line)).toBe(line);
   });

@@ -1,5 +1,10 @@
-/** Replaces secrets in a cassette line (JSON text) with `[REDACTED:<kind>]`. */
-export type Scrubber = (jsonText: string) => string;
+/** Replaces secrets with `[REDACTED:<kind>]`, in a cassette line or in plain text. */
+export interface Scrubber {
+  /** Scrubs JSON text (literals matched in their escaped form; the result stays valid JSON). */
+  json(jsonText: string): string;
+  /** Scrubs plain text (streamed deltas, joined). */
+  text(text: string): string;
+}
 
 /**
  * Key shapes that must never reach a cassette. Each matches only characters that need no JSON
@@ -38,13 +43,17 @@ export function createScrubber(
     if (SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
       literals.add(value);
   }
-  const escaped = [...literals]
-    .map((literal) => JSON.stringify(literal).slice(1, -1))
-    .sort((a, b) => b.length - a.length)
-    .map(escapeRegExp);
-  const literalPattern = escaped.length > 0 ? new RegExp(escaped.join('|'), 'g') : undefined;
-  return (text: string): string => {
-    let out = literalPattern ? text.replace(literalPattern, '[REDACTED:secret]') : text;
+  const literalPattern = (form: (literal: string) => string): RegExp | undefined => {
+    const escaped = [...literals]
+      .map(form)
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp);
+    return escaped.length > 0 ? new RegExp(escaped.join('|'), 'g') : undefined;
+  };
+  const jsonLiterals = literalPattern((literal) => JSON.stringify(literal).slice(1, -1));
+  const textLiterals = literalPattern((literal) => literal);
+  const scrub = (text: string, literalsPattern: RegExp | undefined): string => {
+    let out = literalsPattern ? text.replace(literalsPattern, '[REDACTED:secret]') : text;
     for (const [name, pattern] of KEY_PATTERNS) {
       // Most lines hold no key: a cheap test first avoids building a new string.
       pattern.lastIndex = 0;
@@ -53,5 +62,9 @@ export function createScrubber(
     BEARER.lastIndex = 0;
     if (BEARER.test(out)) out = out.replace(BEARER, '$1[REDACTED:bearer]');
     return out;
+  };
+  return {
+    json: (text: string): string => scrub(text, jsonLiterals),
+    text: (text: string): string => scrub(text, textLiterals),
   };
 }

@@ -1,6 +1,7 @@
 import type { ModelRequest, StreamEvent } from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
-import type { RecordedError, RequestOutcome } from './cassette-format.js';
+import type { RecordedError, RecordedEvent, RequestOutcome } from './cassette-format.js';
+import { scrubDeltas } from './recording-deltas.js';
 import { recordError } from './recording-errors.js';
 
 /** Milliseconds rounded to 0.1: enough to replay pacing, short in the file. */
@@ -10,7 +11,8 @@ function roundMs(ms: number): number {
 
 /**
  * Streams a model call through unchanged while keeping every event with its time, and writes the
- * exchange as one cassette line when the stream ends, fails or is abandoned. The request is
+ * exchange as one cassette line when the stream ends, fails or is abandoned (secrets split across
+ * deltas are scrubbed first; the whole line is scrubbed when written). The request is
  * serialised when the call starts, so a later change to the caller's objects cannot alter it.
  * `start` is called inside the generator: a provider that throws at once is recorded too.
  */
@@ -24,13 +26,13 @@ export async function* recordStream(
   const { clock, key } = context;
   const requestJson = JSON.stringify(request);
   const startedAt = clock.now();
-  const events: string[] = [];
+  const events: RecordedEvent[] = [];
   let outcome: RequestOutcome = 'abandoned';
   let sawEnd = false;
   let error: RecordedError | undefined;
   try {
     for await (const event of start()) {
-      events.push(`{"ms":${roundMs(clock.now() - startedAt)},"event":${JSON.stringify(event)}}`);
+      events.push({ ms: roundMs(clock.now() - startedAt), event });
       if (event.type === 'message-end') sawEnd = true;
       yield event;
     }
@@ -47,8 +49,11 @@ export async function* recordStream(
     // The loop stops reading right after `message-end`: that call is complete.
     if (outcome === 'abandoned' && sawEnd) outcome = 'complete';
     const durationMs = roundMs(clock.now() - startedAt);
+    const eventsJson = scrubDeltas(events, context.scrubber)
+      .map(({ ms, event }) => `{"ms":${ms},"event":${JSON.stringify(event)}}`)
+      .join(',');
     context.write(
-      `{"type":"request","case":${JSON.stringify(key.case)},"repeat":${key.repeat},"index":${index},"request":${requestJson},"events":[${events.join(',')}],"outcome":"${outcome}"${error ? `,"error":${JSON.stringify(error)}` : ''},"durationMs":${durationMs}}`,
+      `{"type":"request","case":${JSON.stringify(key.case)},"repeat":${key.repeat},"index":${index},"request":${requestJson},"events":[${eventsJson}],"outcome":"${outcome}"${error ? `,"error":${JSON.stringify(error)}` : ''},"durationMs":${durationMs}}`,
     );
   }
 }

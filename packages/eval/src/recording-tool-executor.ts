@@ -1,4 +1,5 @@
 import type {
+  ToolCallHooks,
   ToolExecutionContext,
   ToolExecutor,
   ToolOutcome,
@@ -23,6 +24,38 @@ export function recordToolOutcome(context: KeyContext, outcome: ToolOutcome): vo
       },
     }),
   );
+}
+
+/**
+ * Runs `calls` on `inner` and records each call's outcome as the innermost `around` hook sees it:
+ * what the tool gave, before outer hooks transform it (the Agent's prompt-injection defence fences
+ * results inside the hook chain, with a boundary drawn per agent). A replay serves that raw
+ * outcome through the replaying agent's own hooks, so it is transformed exactly as a live call's
+ * would be. An executor that ignores the hooks is recorded from the outcomes it yields.
+ */
+export async function* executeRecording(
+  inner: ToolExecutor,
+  calls: readonly ToolUseBlock[],
+  context: ToolExecutionContext,
+  keyContext: KeyContext,
+): AsyncGenerator<ToolOutcome, void, undefined> {
+  const outer = context.hooks;
+  const recorded = new Set<string>();
+  const hooks: ToolCallHooks = {
+    around: (call, execute) => {
+      const run = async (): Promise<ToolOutcome> => {
+        const outcome = await execute();
+        recorded.add(outcome.call.id);
+        recordToolOutcome(keyContext, outcome);
+        return outcome;
+      };
+      return outer ? outer.around(call, run) : run();
+    },
+  };
+  for await (const outcome of inner.execute(calls, { ...context, hooks })) {
+    if (!recorded.has(outcome.call.id)) recordToolOutcome(keyContext, outcome);
+    yield outcome;
+  }
 }
 
 /**
@@ -53,9 +86,6 @@ export class RecordingToolExecutor implements ToolExecutor {
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
   ): AsyncGenerator<ToolOutcome, void, undefined> {
-    for await (const outcome of this.#inner.execute(calls, context)) {
-      recordToolOutcome(this.#context, outcome);
-      yield outcome;
-    }
+    yield* executeRecording(this.#inner, calls, context, this.#context);
   }
 }

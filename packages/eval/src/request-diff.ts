@@ -24,11 +24,27 @@ const FIELD_ORDER = [
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A boundary drawn by core's `newBoundary`. */
+const BOUNDARY = /untrusted-[a-z]{20}(?![a-z-])/g;
+
+/** `value` with `rename` applied to every string in it, at any depth. */
+function mapStrings(value: unknown, rename: (text: string) => string): unknown {
+  if (typeof value === 'string') return rename(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, rename));
+  if (!isObject(value)) return value;
+  const mapped: Json = {};
+  for (const [key, item] of Object.entries(value)) mapped[key] = mapStrings(item, rename);
+  return mapped;
+}
+
 /**
  * A request in the form it is compared in. Identity that is random per run is dropped or
  * renamed: message `id` and `meta` are never sent to a provider, so they go; tool-call ids are
  * renamed `#1`, `#2`… in order of first appearance (the same map renames `tool_result.toolUseId`),
- * so a replay does not drift on ids but a result answering a different call still does.
+ * so a replay does not drift on ids but a result answering a different call still does. The
+ * random fence boundary of the Agent's prompt-injection defence (`untrusted-` and 20 letters,
+ * drawn per agent by core's `newBoundary`) is renamed the same way in the system prompt and the
+ * messages: a fence that moved or vanished still shows.
  */
 export function normalizeRequest(request: unknown): Json {
   if (!isObject(request)) return {};
@@ -42,6 +58,20 @@ export function normalizeRequest(request: unknown): Json {
     }
     return id;
   };
+  const boundaries = new Map<string, string>();
+  const renameBoundaries = (text: string): string =>
+    text.includes('untrusted-')
+      ? text.replace(BOUNDARY, (boundary) => {
+          let renamed = boundaries.get(boundary);
+          if (renamed === undefined) {
+            renamed = `untrusted-#${boundaries.size + 1}`;
+            boundaries.set(boundary, renamed);
+          }
+          return renamed;
+        })
+      : text;
+  const system =
+    typeof request.system === 'string' ? renameBoundaries(request.system) : request.system;
   const messages = Array.isArray(request.messages)
     ? request.messages.map((message: unknown) => {
         if (!isObject(message)) return message;
@@ -49,15 +79,16 @@ export function normalizeRequest(request: unknown): Json {
           ? message.content.map((block: unknown) => {
               if (!isObject(block)) return block;
               if (block.type === 'tool_use') return { ...block, id: idOf(block.id) };
+              const strings = mapStrings(block, renameBoundaries) as Json;
               if (block.type === 'tool_result')
-                return { ...block, toolUseId: idOf(block.toolUseId) };
-              return block;
+                return { ...strings, toolUseId: idOf(block.toolUseId) };
+              return strings;
             })
           : message.content;
         return { role: message.role, content };
       })
     : request.messages;
-  return { ...request, messages };
+  return { ...request, system, messages };
 }
 
 function segment(key: string): string {

@@ -8,7 +8,7 @@ import {
 } from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
 import type { CassetteKey, ToolEntry } from './cassette-format.js';
-import { recordToolOutcome } from './recording-tool-executor.js';
+import { executeRecording } from './recording-tool-executor.js';
 import { type DriftFinding, driftError, driftFinding, excerpt } from './replay-drift.js';
 import { diffValues, joinPath } from './request-diff.js';
 
@@ -159,10 +159,7 @@ export class ReplayToolExecutor implements ToolExecutor {
     );
     this.#report(finding);
     if (replayMode) {
-      for await (const outcome of this.#inner.execute([call], context)) {
-        recordToolOutcome(this.#context, outcome);
-        yield outcome;
-      }
+      yield* executeRecording(this.#inner, [call], context, this.#context);
       return;
     }
     if (this.#context.strict) throw driftError(finding);
