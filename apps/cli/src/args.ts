@@ -36,6 +36,10 @@ export interface CliOptions {
     | { readonly name: string; readonly url: string }
   )[];
   readonly listTools: boolean;
+  /** `--record FILE`: record the run's model calls and tool results into a new cassette. */
+  readonly record: string | undefined;
+  /** `--replay FILE`: serve the run from a cassette and report drift. */
+  readonly replay: string | undefined;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
 }
@@ -158,6 +162,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       `--session expects letters, digits, '.', ':', '_' or '-', got '${values.session}'`,
     );
   }
+  if (values.record !== undefined && values.replay !== undefined)
+    throw new UsageError('--record and --replay exclude each other');
+  for (const flag of ['record', 'replay'] as const) {
+    if (values[flag] !== undefined && values[flag].trim() === '')
+      throw new UsageError(`--${flag} expects a cassette file path`);
+  }
   const prompt = positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
   return {
@@ -181,6 +191,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     trace: values.trace ?? false,
     mcp: (values.mcp ?? []).map(parseMcp),
     listTools: values['list-tools'] ?? false,
+    record: values.record,
+    replay: values.replay,
     prompt,
   };
 }
@@ -224,6 +236,8 @@ function parse(argv: readonly string[]) {
       trace: { type: 'boolean' },
       mcp: { type: 'string', multiple: true },
       'list-tools': { type: 'boolean' },
+      record: { type: 'string' },
+      replay: { type: 'string' },
     },
   });
 }

@@ -1,7 +1,9 @@
+import type { Cassette } from '@mh/eval';
 import type { Provider, SessionStore, Tracer } from '@mh/sdk';
 import { Agent, calculatorTool, fake, ToolRegistry, withRetry, workspaceTools } from '@mh/sdk';
 import type { CliOptions } from './args.js';
 import { UsageError } from './args.js';
+import { cassetteProvider, cassetteTools, recordedModel } from './record-replay.js';
 
 /** The model used when `--model` is not given. */
 export const DEFAULT_MODELS: Readonly<Record<NonNullable<CliOptions['provider']>, string>> = {
@@ -117,16 +119,19 @@ export async function buildAgent(
   store?: SessionStore,
   tracer?: Tracer,
   registry: ToolRegistry = localTools(options),
+  cassette?: Cassette,
 ): Promise<Agent> {
-  const provider = await buildProvider(options);
+  // A lockdown replay builds no provider: no key, no vendor client, no network.
+  const live = cassette?.mode === 'lockdown' ? undefined : await buildProvider(options);
+  const provider = cassetteProvider(cassette, live);
   const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
   return new Agent({
     session,
     tracer,
     provider,
-    model: options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'],
+    model: options.model ?? recordedModel(cassette) ?? DEFAULT_MODELS[options.provider ?? 'fake'],
     system: options.system,
-    tools: registry,
+    tools: cassetteTools(cassette, registry, options.grants),
     permissions: { grants: options.grants },
     limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
     compaction: !options.compaction

@@ -47,6 +47,14 @@ Tracing:
   --trace                 after each answer, print the run's span tree (model calls, tools, tokens,
                           cost, durations, errors) and its metrics on stderr (OpenTelemetry spans)
 
+Record and replay (a JSONL cassette of every model call and tool result; see @mh/eval):
+  --record FILE           record this run into FILE (a new file) with any provider, --fake included
+  --replay FILE           replay FILE with no provider, no API key and no network: the recorded answers
+                          and tool results are served (tools do not run again); every drift from the
+                          recording (system prompt, tools, messages, parameters, fewer or more calls)
+                          is listed on stderr and exits 3. With --fake or --provider, calls beyond
+                          the recording go to that provider and are appended to FILE.
+
 Other:
   -h, --help              show this help and exit
   -v, --version           show the version and exit
@@ -57,5 +65,6 @@ Tool calls are shown on stderr as they happen; the answer streams to stdout.
 REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits.
   /help  this help    /reset  forget the conversation    /history  show it    /exit  leave
 
-Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line, 130 interrupted.
+Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line,
+  3 a replay drifted from its recording, 130 interrupted.
 `;

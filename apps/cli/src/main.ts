@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
+import type { Cassette } from '@mh/eval';
 import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
 import { ConfigError, McpProtocolError, type SessionStore, type ToolRegistry } from '@mh/sdk';
 import { type CliOptions, parseCliArgs, UsageError } from './args.js';
 import {
   buildAgent,
+  DEFAULT_MODELS,
   localTools,
   type McpServers,
   openStore,
   startMcpServers,
 } from './build-agent.js';
 import { HELP } from './help.js';
+import { closeCliCassette, openCliCassette } from './record-replay.js';
 import type { Output } from './render.js';
 import { CliSession } from './session.js';
 import { listSessions } from './session-commands.js';
@@ -46,10 +49,15 @@ async function runWith(options: CliOptions, store: SessionStore | undefined): Pr
       `no session ${options.session} in ${options.db} (see --list-sessions; omit --session to start one)`,
     );
   }
+  const model = options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'];
+  const cassette = await openCliCassette(options, model, (warning) =>
+    process.stderr.write(`mh: warning: ${warning}\n`),
+  );
   const registry = localTools(options);
   const servers = await startMcpServers(options, registry);
   try {
-    return await runAgent(options, store, registry, servers);
+    const code = await runAgent(options, store, registry, servers, cassette);
+    return cassette ? await closeCliCassette(cassette, code, process.stderr) : code;
   } finally {
     await servers.close();
   }
@@ -60,6 +68,7 @@ async function runAgent(
   store: SessionStore | undefined,
   registry: ToolRegistry,
   servers: McpServers,
+  cassette: Cassette | undefined,
 ): Promise<number> {
   if (options.listTools) {
     for (const tool of registry.list()) {
@@ -73,7 +82,7 @@ async function runAgent(
     return 0;
   }
   const tracing = options.trace ? createTracing() : undefined;
-  const agent = await buildAgent(options, store, tracing?.tracer, registry);
+  const agent = await buildAgent(options, store, tracing?.tracer, registry, cassette);
   const output: Output = {
     out: process.stdout,
     err: process.stderr,

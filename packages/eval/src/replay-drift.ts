@@ -48,11 +48,30 @@ export function excerpt(value: unknown): string {
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text;
 }
 
+/** Context kept on each side of the first differing character of two strings. */
+const CONTEXT_CHARS = 30;
+
+/**
+ * How two values differ, for a one-line message: `: recorded 1024, now 256`, or for two strings
+ * ` at character 57: recorded "…", now "…"` around their first difference.
+ */
+export function describeDifference(recorded: unknown, actual: unknown): string {
+  if (typeof recorded !== 'string' || typeof actual !== 'string')
+    return `: recorded ${excerpt(recorded)}, now ${excerpt(actual)}`;
+  let at = 0;
+  while (at < recorded.length && at < actual.length && recorded[at] === actual[at]) at++;
+  const start = Math.max(0, at - CONTEXT_CHARS);
+  const around = (text: string): string => {
+    const piece = JSON.stringify(text.slice(start, at + CONTEXT_CHARS)).slice(1, -1);
+    return `"${start > 0 ? '…' : ''}${piece}${at + CONTEXT_CHARS < text.length ? '…' : ''}"`;
+  };
+  return ` at character ${at}: recorded ${around(recorded)}, now ${around(actual)}`;
+}
+
 /** Builds a finding; `detail` replaces the default "path differs: recorded …, now …" text. */
 export function driftFinding(fields: Omit<DriftFinding, 'message'>, detail?: string): DriftFinding {
   const what =
-    detail ??
-    `${fields.path} differs: recorded ${excerpt(fields.recorded)}, now ${excerpt(fields.actual)}`;
+    detail ?? `${fields.path} differs${describeDifference(fields.recorded, fields.actual)}`;
   const where = fields.requestIndex >= 0 ? `, request ${fields.requestIndex}` : '';
   return { ...fields, message: `${describeKey(fields.key)}${where}: ${what}` };
 }

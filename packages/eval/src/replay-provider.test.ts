@@ -245,3 +245,24 @@ describe('ReplayProvider', () => {
     expect(replay.provider(undefined, KEY).name).toBe('anthropic');
   });
 });
+
+describe('drift messages', () => {
+  it('show two long strings around their first difference', async () => {
+    const path = tempCassette();
+    const long = `${'You are a careful assistant. '.repeat(5)}Answer briefly.`;
+    const cassette = await openCassette(path, { mode: 'record' });
+    await collect(
+      cassette
+        .provider(new EventsProvider([answerEvents('Hi')]), KEY)
+        .stream(requestOf('q', { system: long })),
+    );
+    await cassette.close();
+    const { provider } = await replayer(path, { strict: false });
+    await collect(
+      provider.stream(requestOf('q', { system: long.replace('briefly', 'at length') })),
+    );
+    expect(provider.drifts[0]?.message).toBe(
+      'case "greet" repeat 0, request 0: system differs at character 152: recorded "…e a careful assistant. Answer briefly.", now "…e a careful assistant. Answer at length."',
+    );
+  });
+});

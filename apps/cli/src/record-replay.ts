@@ -1,0 +1,95 @@
+import { type Cassette, type CassetteKey, type DriftFinding, openCassette } from '@mh/eval';
+import type { Provider, ToolRegistry } from '@mh/sdk';
+import { ToolExecutor } from '@mh/sdk';
+import type { CliOptions } from './args.js';
+
+/** The key of mh's recordings: one conversation per file. */
+export const CLI_KEY: CassetteKey = { case: 'mh', repeat: 0 };
+
+/** The exit code of a replay that drifted from its recording. */
+export const DRIFT_EXIT_CODE = 3;
+
+/**
+ * Opens the cassette `--record` or `--replay` names. `--replay` without a provider is a lockdown
+ * (nothing but the recording answers); with one, calls beyond the recording go to it and are
+ * appended. Replays are lenient: the whole run is served and every drift listed at the end.
+ */
+export async function openCliCassette(
+  options: CliOptions,
+  model: string,
+  warn: (message: string) => void,
+): Promise<Cassette | undefined> {
+  if (options.record !== undefined) {
+    return openCassette(options.record, {
+      mode: 'record',
+      meta: { recordedBy: 'mh', provider: options.provider, model },
+      onWarning: warn,
+    });
+  }
+  if (options.replay !== undefined) {
+    return openCassette(options.replay, {
+      mode: options.provider === undefined ? 'lockdown' : 'replay',
+      strict: false,
+      onWarning: warn,
+    });
+  }
+  return undefined;
+}
+
+/** The model a replay should ask for: the recorded one, unless `--model` says otherwise. */
+export function recordedModel(cassette: Cassette | undefined): string | undefined {
+  const model = cassette?.mode === 'record' ? undefined : cassette?.header.meta.model;
+  return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
+/** The provider of the run: the live one, recorded or replayed through the cassette. */
+export function cassetteProvider(
+  cassette: Cassette | undefined,
+  live: Provider | undefined,
+): Provider {
+  if (cassette) return cassette.provider(live, CLI_KEY);
+  if (!live) throw new Error('a provider is needed without --replay');
+  return live;
+}
+
+/** The tools of the run: the registry, or an executor recording or serving their results. */
+export function cassetteTools(
+  cassette: Cassette | undefined,
+  registry: ToolRegistry,
+  grants: CliOptions['grants'],
+): ToolRegistry | ToolExecutor | ReturnType<Cassette['tools']> {
+  if (!cassette) return registry;
+  return cassette.tools(new ToolExecutor({ registry, grants: [...grants] }), CLI_KEY);
+}
+
+/**
+ * Closes the cassette after the run and reports on stderr: where a recording went, or a replay's
+ * drift, one finding per line. A replay that drifted exits with `DRIFT_EXIT_CODE`.
+ */
+export async function closeCliCassette(
+  cassette: Cassette,
+  code: number,
+  err: { write(text: string): unknown },
+): Promise<number> {
+  const { drifts } = await cassette.close();
+  if (cassette.mode === 'record') {
+    err.write(`(recorded to ${cassette.path})\n`);
+    return code;
+  }
+  if (drifts.length === 0) {
+    err.write(`(replayed ${cassette.path}: no drift)\n`);
+    return code;
+  }
+  // A changed system prompt drifts in every request: one line per field, with the count.
+  const groups = new Map<string, DriftFinding[]>();
+  for (const drift of drifts) {
+    const group = `${drift.kind} ${drift.path}`;
+    groups.set(group, [...(groups.get(group) ?? []), drift]);
+  }
+  err.write(`mh: the replay drifted from ${cassette.path} (${drifts.length} finding(s)):\n`);
+  for (const [first, ...more] of groups.values()) {
+    const also = more.length > 0 ? ` (and in ${more.length} later request(s))` : '';
+    err.write(`  ${first?.message}${also}\n`);
+  }
+  return DRIFT_EXIT_CODE;
+}
