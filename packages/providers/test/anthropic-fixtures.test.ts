@@ -223,8 +223,14 @@ describe('AnthropicProvider on recorded streams', () => {
     });
     expect(end.message.content).toEqual([{ type: 'tool_use', id, name: 'json', input }]);
     expect(next.messages[1]?.content).toEqual([{ type: 'tool_use', id, name: 'json', input }]);
+    // The newest block carries the moving cache breakpoint.
     expect(next.messages[2]?.content).toEqual([
-      { type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: 'ok' }] },
+      {
+        type: 'tool_result',
+        tool_use_id: id,
+        content: [{ type: 'text', text: 'ok' }],
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
   });
 

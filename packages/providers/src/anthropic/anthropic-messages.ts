@@ -80,7 +80,8 @@ function blockParam(block: ContentBlock): ContentBlockParam | undefined {
   }
 }
 
-function lastCacheable(blocks: readonly ContentBlockParam[]): CacheableParam | undefined {
+/** The last of `blocks` that can carry a cache breakpoint (thinking blocks cannot). */
+export function lastCacheable(blocks: readonly ContentBlockParam[]): CacheableParam | undefined {
   for (let index = blocks.length - 1; index >= 0; index--) {
     const block = blocks[index];
     // Thinking blocks cannot carry cache_control; the breakpoint goes on the block before.

@@ -22,7 +22,10 @@ export interface AnthropicOptions {
    * every call still passes `maxRetries: 0` (and `timeoutMs`) per request.
    */
   readonly client?: Anthropic;
-  /** Put `cache_control` breakpoints on the stable prefix (system, tools, summary). Default true. */
+  /**
+   * Put `cache_control` breakpoints on the stable prefix (system, tools, summary) and on the
+   * newest message block, so each turn reads the previous one from the cache. Default true.
+   */
   readonly cache?: boolean;
   /** Enables extended thinking with this budget (>= 1024 and below the max output tokens). */
   readonly thinking?: { readonly budgetTokens: number };

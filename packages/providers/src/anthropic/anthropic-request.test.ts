@@ -221,7 +221,7 @@ describe('toAnthropicRequest', () => {
     ]);
   });
 
-  it('puts cache breakpoints on the system prompt, the last tool and the latest summary', () => {
+  it('puts cache breakpoints on the system prompt, the last tool, the latest summary and the newest block', () => {
     const summary1 = user('s1', 'Old summary', { cacheBreakpoint: true });
     const summary2: Message = {
       id: 's2',
@@ -252,7 +252,10 @@ describe('toAnthropicRequest', () => {
       { type: 'text', text: 'Summary' },
       { type: 'text', text: 'of the work so far', cache_control: ephemeral },
     ]);
-    expect(countCacheBreakpoints(params)).toBe(3);
+    expect(params.messages[4]?.content).toEqual([
+      { type: 'text', text: 'Next', cache_control: ephemeral },
+    ]);
+    expect(countCacheBreakpoints(params)).toBe(4);
   });
 
   it('puts the summary breakpoint before a trailing thinking block, which cannot carry one', () => {

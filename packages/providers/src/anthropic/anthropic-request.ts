@@ -5,7 +5,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { ConfigError, type Message, type ModelRequest } from '@mh/core';
 import { type CacheableParam, toAnthropicMessages } from './anthropic-messages.js';
-import { addCacheBreakpoints } from './cache-breakpoints.js';
+import { addCacheBreakpoints, lastMessageBlock } from './cache-breakpoints.js';
 
 /** The provider settings a request mapping depends on. */
 export interface AnthropicRequestSettings {
@@ -30,7 +30,9 @@ export function latestCacheBreakpoint(messages: readonly Message[]): number {
  * and settings always give the same body, so the cached prefix stays byte-stable. `temperature`
  * is sent whenever the request sets it. With caching on,
  * breakpoints go on the system prompt, the last tool and the last block of the latest message
- * marked `meta.cacheBreakpoint` (a compaction summary), at most four in all.
+ * marked `meta.cacheBreakpoint` (a compaction summary), and a moving one on the last block of the
+ * newest message (except in summary calls), at most four in all: the stable prefix is read from
+ * the cache every turn, and so is the conversation up to the previous turn.
  */
 export function toAnthropicRequest(
   request: ModelRequest,
@@ -79,6 +81,8 @@ export function toAnthropicRequest(
       systemBlock,
       params.tools?.at(-1) as CacheableParam | undefined,
       breakpointBlock,
+      // A summary call is a one-off: caching its transcript would only cost the write premium.
+      request.purpose === 'summary' ? undefined : lastMessageBlock(params),
     ]);
   }
   return params;

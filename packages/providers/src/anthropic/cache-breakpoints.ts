@@ -1,5 +1,5 @@
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { CacheableParam } from './anthropic-messages.js';
+import { type CacheableParam, lastCacheable } from './anthropic-messages.js';
 
 /** Anthropic accepts at most this many `cache_control` breakpoints per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -24,6 +24,19 @@ export function countCacheBreakpoints(params: MessageCreateParamsStreaming): num
     }
   }
   return count;
+}
+
+/**
+ * The block a moving breakpoint goes on: the last block of the last message that can carry one
+ * (thinking blocks cannot; the breakpoint then goes on the block before). Marked each turn, it
+ * lets the next turn read the whole conversation so far from the cache and write only what was
+ * appended since, as Anthropic recommends for multi-turn conversations. `cache_control` is not
+ * part of the cache key, so the marker moving on does not invalidate what it cached. (Anthropic
+ * looks back at most 20 blocks for an earlier entry: a turn appending more misses once.)
+ */
+export function lastMessageBlock(params: MessageCreateParamsStreaming): CacheableParam | undefined {
+  const content = params.messages.at(-1)?.content;
+  return Array.isArray(content) ? lastCacheable(content) : undefined;
 }
 
 /**
