@@ -1,4 +1,4 @@
-import { type CompactionStage, type Message, toolResultText } from '@mh/core';
+import { type CompactionStage, type Message, toolResultText, unfenceUntrusted } from '@mh/core';
 import type { SessionView } from './attribution-view.js';
 
 /** A fact found only in a compacted-away (or trimmed) message. */
@@ -23,7 +23,7 @@ export function searchableText(message: Message): string {
   for (const block of message.content) {
     if (block.type === 'text') parts.push(block.text);
     else if (block.type === 'tool_use') parts.push(JSON.stringify(block.input));
-    else if (block.type === 'tool_result') parts.push(toolResultText(block));
+    else if (block.type === 'tool_result') parts.push(unfenceUntrusted(toolResultText(block)));
     else if (block.type === 'thinking') parts.push(block.thinking);
   }
   return parts.join('\n');

@@ -1,4 +1,4 @@
-import { type RunResult, toolResultText } from '@mh/core';
+import { type RunResult, toolResultText, unfenceUntrusted } from '@mh/core';
 import type { CheckInput } from './checks.js';
 
 /** One tool call of a session as checks see it. */
@@ -11,7 +11,7 @@ export interface SessionToolCall {
   readonly input: unknown;
   /** Whether its result was an error (failure, denial, bad arguments, unknown tool, not run). */
   readonly isError: boolean;
-  /** The result's text ('' when the call got no result). */
+  /** The result's text, unfenced when the Agent fenced it as untrusted data ('' when none). */
   readonly result: string;
 }
 
@@ -29,7 +29,11 @@ export function sessionToolCalls(runs: readonly RunResult[]): SessionToolCall[] 
         if (block.type === 'tool_use' && !calls.has(block.id))
           calls.set(block.id, { name: block.name, input: block.input });
         else if (block.type === 'tool_result')
-          results.set(block.toolUseId, { isError: block.isError, text: toolResultText(block) });
+          results.set(block.toolUseId, {
+            isError: block.isError,
+            // The Agent fences tool results as untrusted data; checks and evidence read the data.
+            text: unfenceUntrusted(toolResultText(block)),
+          });
       }
     }
   }

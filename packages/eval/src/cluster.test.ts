@@ -29,6 +29,9 @@ describe('normaliseErrorText', () => {
       'get <url> returned <n>',
     );
     expect(normaliseErrorText('request 9f8e7d6c5b4a3f2e failed')).toBe('request <id> failed');
+    expect(normaliseErrorText('fence untrusted-qzkfhwpexmrtabcdlsoj closed')).toBe(
+      'fence untrusted-<id> closed',
+    );
   });
 
   it('keeps the words that tell causes apart', () => {

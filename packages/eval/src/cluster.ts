@@ -15,6 +15,7 @@ export function normaliseErrorText(text: string): string {
     .replace(/(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, '<path>')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
     .replace(/\b[a-z]+_[A-Za-z0-9]{6,}\b/g, '<id>')
+    .replace(/\b([a-z]+-)[a-z0-9]{16,}\b/gi, '$1<id>')
     .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, '<id>')
     .replace(/\d+(?:\.\d+)?/g, '<n>')
     .replace(/\s+/g, ' ')

@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The app's folder (where the committed cassette and baseline live). */
+export const APP_DIR: string = fileURLToPath(new URL('..', import.meta.url));
+
+/** Default paths of the committed cassette and baseline, and of the report. */
+export const DEFAULT_PATHS = {
+  cassette: join(APP_DIR, 'recordings', 'demo.cassette.jsonl'),
+  baseline: join(APP_DIR, 'recordings', 'baseline.json'),
+  report: join(APP_DIR, 'reports', 'eval-gate.json'),
+} as const;
+
+/** Parsed command line of the gate and the recorder. */
+export interface GateArgs {
+  readonly cassette: string;
+  readonly baseline: string;
+  readonly report: string;
+  readonly updateBaseline: boolean;
+}
+
+/**
+ * Parses `--cassette FILE --baseline FILE --report FILE --update-baseline`; throws an `Error` with
+ * a usage line for anything else.
+ */
+export function parseGateArgs(argv: readonly string[]): GateArgs {
+  const values: Record<string, string> = { ...DEFAULT_PATHS };
+  let updateBaseline = false;
+  for (let index = 0; index < argv.length; index++) {
+    const flag = argv[index];
+    if (flag === '--update-baseline') {
+      updateBaseline = true;
+      continue;
+    }
+    const name = flag?.startsWith('--') ? flag.slice(2) : '';
+    const value = argv[index + 1];
+    if (!(name in DEFAULT_PATHS) || value === undefined || value.startsWith('--')) {
+      throw new Error(
+        `unexpected argument ${flag}; usage: [--cassette FILE] [--baseline FILE] [--report FILE] [--update-baseline]`,
+      );
+    }
+    values[name] = value;
+    index++;
+  }
+  return {
+    cassette: values.cassette ?? DEFAULT_PATHS.cassette,
+    baseline: values.baseline ?? DEFAULT_PATHS.baseline,
+    report: values.report ?? DEFAULT_PATHS.report,
+    updateBaseline,
+  };
+}

@@ -1,0 +1,39 @@
+import type { Cassette } from '@mh/eval';
+import { type EvalCase, EvalRunner, type EvalRunnerOptions, type Report } from '@mh/eval';
+import { ToolExecutor } from '@mh/sdk';
+import { demoProvider } from './demo-model.js';
+import { demoTools, type HarnessVersion } from './demo-tools.js';
+import { buildDemoAgent } from './harness.js';
+
+/**
+ * Runs `cases` through a cassette: in `record` mode around the demo model (and the real tools),
+ * in `replay`/`lockdown` mode from the recording alone (no model, recorded tool results), through
+ * the current harness code. One provider and one tool executor per (case, repeat).
+ */
+export function runCassetteSuite(
+  cassette: Cassette,
+  cases: readonly EvalCase[],
+  options: EvalRunnerOptions & { readonly version?: HarnessVersion } = {},
+): Promise<Report> {
+  const { version = 'v1', ...runnerOptions } = options;
+  const runner = new EvalRunner(
+    (evalCase, { tracer, repeat }) => {
+      const key = { case: evalCase.name, repeat };
+      const inner = cassette.mode === 'record' ? demoProvider(evalCase.name, repeat) : undefined;
+      return buildDemoAgent({
+        version,
+        provider: cassette.provider(inner, key),
+        tools: cassette.tools(new ToolExecutor({ tools: demoTools(version) }), key),
+        tracer,
+      });
+    },
+    cases,
+    {
+      repeats: 3,
+      concurrency: 4,
+      ...runnerOptions,
+      labels: { harness: version, mode: cassette.mode, ...runnerOptions.labels },
+    },
+  );
+  return runner.run();
+}

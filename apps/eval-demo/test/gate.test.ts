@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PATHS } from '../src/gate-args.js';
+import { GATE_EXIT, runGate } from '../src/gate-run.js';
+
+/** The built gate (the test task depends on the build). */
+const GATE = fileURLToPath(new URL('../dist/gate.js', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mh-eval-gate-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A copy of the committed cassette with `edit` applied to every line of `caseName`. */
+async function editedCassette(
+  name: string,
+  caseName: string,
+  edit: (entry: Record<string, unknown>) => void,
+): Promise<string> {
+  const lines = (await readFile(DEFAULT_PATHS.cassette, 'utf8')).split('\n');
+  const edited = lines.map((line) => {
+    if (line === '') return line;
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    if (entry.case !== caseName) return line;
+    edit(entry);
+    return JSON.stringify(entry);
+  });
+  const path = join(dir, name);
+  await writeFile(path, edited.join('\n'));
+  return path;
+}
+
+/** Replaces `from` by `to` in every string inside `value`. */
+function replaceStrings(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return value.split(from).join(to);
+  if (Array.isArray(value)) return value.map((item) => replaceStrings(item, from, to));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, replaceStrings(item, from, to)]),
+    );
+  return value;
+}
+
+async function gate(cassette: string, baseline = DEFAULT_PATHS.baseline) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runGate({
+    cassette,
+    baseline,
+    report: join(dir, `report-${Math.random().toString(36).slice(2)}.json`),
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('the CI eval gate', () => {
+  it('passes on the committed cassette and baseline', async () => {
+    const result = await gate(DEFAULT_PATHS.cassette);
+    expect(result.err).toBe('');
+    expect(result.out).toContain('eval gate: OK');
+    expect(result.code).toBe(GATE_EXIT.ok);
+  });
+
+  it("fails when a recorded answer no longer matches the case's expectation", async () => {
+    // The model's recorded answer to 17 * 23 becomes 392: replay serves it, the check fails.
+    const cassette = await editedCassette('wrong-answer.jsonl', 'multiply', (entry) => {
+      if (entry.type === 'request') entry.events = replaceStrings(entry.events, '391', '392');
+    });
+    const result = await gate(cassette);
+    expect(result.code).toBe(GATE_EXIT.regressed);
+    expect(result.out).toMatch(/Regressed \(1\)\n {2}multiply/);
+    expect(result.out).toContain('eval gate: REGRESSED');
+  });
+
+  it('fails with a harness drift when the current code sends another request than recorded', async () => {
+    const cassette = await editedCassette('drift.jsonl', 'percent', (entry) => {
+      if (entry.type === 'request')
+        entry.request = replaceStrings(entry.request, 'never guess numbers', 'guess freely');
+    });
+    const result = await gate(cassette);
+    expect(result.code).toBe(GATE_EXIT.regressed);
+    expect(result.out).toContain('harness/replay-drift');
+    expect(result.out).toMatch(/percent +3\/3 → 0\/3/);
+  });
+
+  it('gives no verdict without a cassette, a recording of every case, or a baseline', async () => {
+    expect((await gate(join(dir, 'absent.jsonl'))).code).toBe(GATE_EXIT.noVerdict);
+    const partial = join(dir, 'partial.jsonl');
+    const lines = (await readFile(DEFAULT_PATHS.cassette, 'utf8')).split('\n');
+    await writeFile(partial, lines.filter((line) => !line.includes('"case":"refund"')).join('\n'));
+    const missingCase = await gate(partial);
+    expect(missingCase.code).toBe(GATE_EXIT.noVerdict);
+    expect(missingCase.err).toContain('refund');
+    expect((await gate(DEFAULT_PATHS.cassette, join(dir, 'no-baseline.json'))).code).toBe(
+      GATE_EXIT.noVerdict,
+    );
+  });
+
+  it('exits non-zero as a process on a modified copy of the cassette', async () => {
+    const cassette = await editedCassette('process.jsonl', 'order-total', (entry) => {
+      if (entry.type === 'request') entry.events = replaceStrings(entry.events, '$41.50', '$14.50');
+    });
+    const baseline = join(dir, 'baseline-copy.json');
+    await copyFile(DEFAULT_PATHS.baseline, baseline);
+    const run = spawnSync(
+      process.execPath,
+      [
+        GATE,
+        '--cassette',
+        cassette,
+        '--baseline',
+        baseline,
+        '--report',
+        join(dir, 'process-report.json'),
+      ],
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('order-total');
+    const unmodified = spawnSync(
+      process.execPath,
+      [GATE, '--baseline', baseline, '--report', join(dir, 'ok-report.json')],
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    );
+    expect(unmodified.status).toBe(0);
+    const bad = spawnSync(process.execPath, [GATE, '--nope'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('usage');
+  });
+});
