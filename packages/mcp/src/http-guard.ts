@@ -29,8 +29,12 @@ export interface HttpGuardOptions {
   readonly fetch?: FetchFunction;
 }
 
-/** Time left for already-received bytes to be parsed and delivered after a stream ends, in ms. */
-const DELIVERY_GRACE_MS = 50;
+/**
+ * Time left for bytes already read to be parsed and delivered after a stream ends, in ms. The
+ * library's stream pipeline runs on promises, so everything read is delivered before any timer
+ * fires; the margin only covers a busy event loop.
+ */
+const DELIVERY_GRACE_MS = 20;
 /** Time allowed for a resumption attempt to reach us after its scheduled delay, in ms. */
 const RESUME_MARGIN_MS = 2000;
 

@@ -68,6 +68,21 @@ describe('McpClient over streamable HTTP (official server library on loopback)',
     });
   }
 
+  it('never fails a call whose response arrived just before its stream ended', async () => {
+    const mcp = client(`${server.base}/mcp`);
+    await mcp.connect();
+    for (let i = 0; i < 100; i++) {
+      const result = await mcp.callTool('add', { a: i, b: 1 });
+      expect(result.content[0]).toEqual({ type: 'text', text: String(i + 1) });
+    }
+    const parallel = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => mcp.callTool('echo', { text: `p${i}` })),
+    );
+    expect(parallel.map((result) => result.content[0]?.text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `p${i}`),
+    );
+  });
+
   it('times out a call and sends notifications/cancelled', async () => {
     const mcp = client(`${server.base}/mcp`);
     await mcp.connect();
