@@ -103,6 +103,7 @@ export class HttpGuard {
     try {
       response = await this.#base(url, { ...init, signal });
     } catch (error) {
+      for (const id of requests) this.#inFlight.delete(id);
       if (signal.aborted) throw error;
       const failure = this.#networkError(url, error);
       // A failed POST rejects its requests in the library; a failed resumption is retried by it.

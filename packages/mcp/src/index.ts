@@ -1,9 +1,10 @@
 export { ajvToolSchema, formatAjvError } from './ajv-tool-schema.js';
 export { childEnvironment, INHERITED_ENV_KEYS } from './child-environment.js';
+export type { McpClientOptions, McpServerParams } from './client-input.js';
 export { base64Bytes, describeContent } from './describe-content.js';
 export type { HttpServerParams } from './http-server-params.js';
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-export { McpClient, type McpClientOptions, type McpServerParams } from './mcp-client.js';
+export { McpClient } from './mcp-client.js';
 export type {
   McpCallOptions,
   McpCallResult,

@@ -1,5 +1,10 @@
-import { assertOptions, ConfigError, McpProtocolError } from '@mh/core';
-import type { HttpServerParams } from './http-server-params.js';
+import { ConfigError, McpProtocolError } from '@mh/core';
+import {
+  checkOptions,
+  checkParams,
+  type McpClientOptions,
+  type McpServerParams,
+} from './client-input.js';
 import { collectPages, type McpPage } from './list-pages.js';
 import type {
   McpCallOptions,
@@ -21,45 +26,7 @@ import {
   parseResourceInfo,
 } from './mcp-resources.js';
 import { connectHttp, connectStdio, type StdioConnection } from './sdk-adapter.js';
-import type { StdioServerParams } from './stdio-server-params.js';
 import { parseCallResult, parseToolInfo } from './tool-info.js';
-
-/** How to reach a server: a command to start (stdio) or a URL (streamable HTTP). */
-export type McpServerParams = StdioServerParams | HttpServerParams;
-
-/** Options of an `McpClient`. */
-export interface McpClientOptions {
-  /** Limit for the handshake, in milliseconds. Default 30 000. */
-  readonly initTimeoutMs?: number;
-  /** Default per-request limit, in milliseconds. Default 60 000. */
-  readonly callTimeoutMs?: number;
-  /**
-   * Longest accepted message, in bytes: a stdout line (stdio), a JSON body or an SSE line (HTTP).
-   * Default 16 MiB.
-   */
-  readonly maxLineBytes?: number;
-  /** Bytes of server stderr kept for error messages (stdio). Default 8 KiB. */
-  readonly stderrTailBytes?: number;
-  /**
-   * Grace period of each shutdown step (stdin EOF, SIGTERM; for HTTP the session DELETE), in
-   * milliseconds. Default 1000.
-   */
-  readonly killGraceMs?: number;
-  /** At most this many pages of a list are read. Default 64. */
-  readonly maxPages?: number;
-  /** Receives warnings (dropped entries, repeated cursors). Default: `process.emitWarning`. */
-  readonly onWarning?: (message: string) => void;
-}
-
-const OPTION_KEYS = [
-  'initTimeoutMs',
-  'callTimeoutMs',
-  'maxLineBytes',
-  'stderrTailBytes',
-  'killGraceMs',
-  'maxPages',
-  'onWarning',
-];
 
 /**
  * A client of one MCP server: a child process over stdio (`{ command, args }`) or a streamable
@@ -91,19 +58,7 @@ export class McpClient {
   constructor(name: string, params: McpServerParams, options: McpClientOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new ConfigError('name', 'expected a name');
     checkParams(params);
-    assertOptions(options, OPTION_KEYS, 'options');
-    for (const key of [
-      'initTimeoutMs',
-      'callTimeoutMs',
-      'maxLineBytes',
-      'killGraceMs',
-      'maxPages',
-    ] as const) {
-      const value = options[key];
-      if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
-        throw new ConfigError(`options.${key}`, `expected a number > 0, got ${String(value)}`);
-      }
-    }
+    checkOptions(options);
     this.name = name;
     this.params = params;
     this.#options = options;
@@ -270,33 +225,5 @@ export class McpClient {
     const text = `MCP server ${this.name}: ${message}`;
     if (this.#options.onWarning) this.#options.onWarning(text);
     else process.emitWarning(text);
-  }
-}
-
-function checkParams(params: McpServerParams): void {
-  if (typeof params !== 'object' || params === null) {
-    throw new ConfigError('params', 'expected { command, args } or { url }');
-  }
-  if ('url' in params) {
-    assertOptions(params, ['url', 'headers'], 'params');
-    if (
-      typeof params.url !== 'string' ||
-      !/^https?:\/\//i.test(params.url) ||
-      !URL.canParse(params.url)
-    ) {
-      throw new ConfigError(
-        'params.url',
-        `expected an http:// or https:// URL, got ${String(params.url)}`,
-      );
-    }
-    for (const [key, value] of Object.entries(params.headers ?? {})) {
-      if (typeof value !== 'string')
-        throw new ConfigError(`params.headers.${key}`, 'expected a string');
-    }
-    return;
-  }
-  assertOptions(params, ['command', 'args', 'env', 'cwd'], 'params');
-  if (typeof params.command !== 'string' || params.command === '') {
-    throw new ConfigError('params.command', 'expected a command');
   }
 }
