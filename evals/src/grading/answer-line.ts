@@ -26,14 +26,15 @@ export function finalAnswerLine(text: string): AnswerLine | undefined {
 
 /**
  * A value with light decoration removed, for answers whose format is not under test: surrounding
- * markdown emphasis, backticks and quotes, and one trailing full stop.
+ * markdown emphasis, backticks and quotes, and trailing full stops.
  */
 export function undecorated(value: string): string {
   let text = value.trim();
   for (let previous = ''; previous !== text; ) {
     previous = text;
-    text = text.replace(/^(\*\*|__|[*_`"'“”‘’])(.*)\1$/s, '$2').trim();
+    text = text.replace(/\.$/, '').trim();
+    text = text.replace(/^(\*\*|__|[*_`"'])(.*)\1$/s, '$2').trim();
     text = text.replace(/^[“‘](.*)[”’]$/s, '$1').trim();
   }
-  return text.replace(/\.$/, '').trim();
+  return text;
 }

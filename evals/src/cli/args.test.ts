@@ -1,0 +1,92 @@
+import { ConfigError } from '@mh/core';
+import { describe, expect, it } from 'vitest';
+import { SUITE_SEED } from '../workspace/build-model.js';
+import { DRY_RUN_MODEL, parseSuiteArgs, type SuiteOptions } from './args.js';
+
+function options(argv: string[]): SuiteOptions {
+  const command = parseSuiteArgs(argv);
+  if (command.kind !== 'run') throw new Error('expected a run');
+  return command.options;
+}
+
+function fieldOf(argv: string[]): string | undefined {
+  try {
+    parseSuiteArgs(argv);
+  } catch (error) {
+    return ConfigError.isInstance(error) ? error.field : 'not a ConfigError';
+  }
+  return undefined;
+}
+
+describe('parseSuiteArgs', () => {
+  it('reads the command of the issue', () => {
+    expect(
+      options([
+        '--model',
+        'claude-sonnet-4-5',
+        '--repeats',
+        '3',
+        '--price-in',
+        '3',
+        '--price-out',
+        '15',
+      ]),
+    ).toMatchObject({
+      dryRun: false,
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      repeats: 3,
+      concurrency: 4,
+      cache: true,
+      compaction: true,
+      injectionDefense: true,
+      prices: { input: 3, output: 15 },
+      seed: SUITE_SEED,
+    });
+  });
+
+  it('turns the A/B switches off one by one', () => {
+    expect(
+      options([
+        '--dry-run',
+        '--no-cache',
+        '--no-compaction',
+        '--no-injection-defense',
+        '--system-file',
+        'p.txt',
+      ]),
+    ).toMatchObject({
+      cache: false,
+      compaction: false,
+      injectionDefense: false,
+      systemFile: 'p.txt',
+    });
+  });
+
+  it('gives a dry run a model to price by', () => {
+    expect(options(['--dry-run']).model).toBe(DRY_RUN_MODEL);
+  });
+
+  it('asks a real run for its model', () => {
+    expect(fieldOf([])).toBe('--model');
+  });
+
+  it('names the flag of every bad value', () => {
+    expect(fieldOf(['--dry-run', '--repeats', '0'])).toBe('--repeats');
+    expect(fieldOf(['--dry-run', '--concurrency', 'x'])).toBe('--concurrency');
+    expect(fieldOf(['--dry-run', '--price-in', '-1'])).toBe('--price-in');
+    expect(fieldOf(['--dry-run', '--provider', 'gemini'])).toBe('--provider');
+    expect(fieldOf(['--dry-run', '--base-url', 'localhost:8080'])).toBe('--base-url');
+    expect(fieldOf(['--dry-run', '--out', ''])).toBe('--out');
+    expect(fieldOf(['--dry-run', '--seed', '1.5'])).toBe('--seed');
+    expect(fieldOf(['--dry-run', '--frobnicate'])).toBe('--frobnicate');
+  });
+
+  it('refuses --no-cache for OpenAI, whose cache the client cannot turn off', () => {
+    expect(fieldOf(['--provider', 'openai', '--model', 'gpt-4o', '--no-cache'])).toBe('--no-cache');
+  });
+
+  it('answers --help', () => {
+    expect(parseSuiteArgs(['--help'])).toEqual({ kind: 'help' });
+  });
+});
