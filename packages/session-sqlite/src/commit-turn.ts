@@ -65,13 +65,12 @@ async function storeMessages(
   // for the select: a concurrent deleteSession removed it in between. Insert what is missing
   // again; under SQLite's write lock the first pass always finds everything.
   for (let pass = 0; pass < 3 && missing.length > 0; pass++) {
-    for (const message of missing) {
-      await db
-        .insertInto('messages')
-        .values({ hash: message.hash, ...packBody(message.body) })
-        .onConflict((conflict) => conflict.column('hash').doNothing())
-        .execute();
-    }
+    // One statement: rows are inserted (and their keys locked) in the order given.
+    await db
+      .insertInto('messages')
+      .values(missing.map((message) => ({ hash: message.hash, ...packBody(message.body) })))
+      .onConflict((conflict) => conflict.column('hash').doNothing())
+      .execute();
     const rows = await db
       .selectFrom('messages')
       .select(['seq', 'hash'])

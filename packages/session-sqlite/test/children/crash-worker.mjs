@@ -3,16 +3,26 @@
 // Before each write it appends an `intent` line to the log, after it a `done` line (appendFileSync
 // survives SIGKILL once it returns). A started call with no result is never run again: it gets
 // an "interrupted" result. Each run of a tool appends its call id to the side-effect file.
+// `store` is a SQLite path or a PostgreSQL URL. With `dieAt`, the worker kills itself with
+// SIGKILL right after the dieAt-th SQL statement it runs (counting BEGIN and COMMIT), which puts
+// kills between the statements of a transaction, not only between transactions.
 import { appendFileSync } from 'node:fs';
 import { interruptedResultText } from '@mh/core';
-import { openSqliteStore } from '@mh/session-sqlite';
 import { assistantFor, resultFor, waitForGo } from './messages.mjs';
+import { openStore } from './open-store.mjs';
 
-const [path, sessionId, logPath, sideEffectsPath, targetText] = process.argv.slice(2);
+const [spec, sessionId, logPath, sideEffectsPath, targetText, dieAtText] = process.argv.slice(2);
 const log = (line) => appendFileSync(logPath, `${JSON.stringify(line)}\n`);
 process.stdout.write('ready\n');
 await waitForGo();
-const store = await openSqliteStore(path);
+let statements = 0;
+const dieAt = dieAtText === undefined ? Number.POSITIVE_INFINITY : Number(dieAtText);
+const store = await openStore(spec, {
+  onQuery: () => {
+    statements += 1;
+    if (statements === dieAt) process.kill(process.pid, 'SIGKILL');
+  },
+});
 process.stdout.write('started\n');
 
 for (;;) {

@@ -1,0 +1,10 @@
+// Opens the store a child process was given: a PostgreSQL URL, or the path of a SQLite file.
+import { openSqliteStore } from '@mh/session-sqlite';
+import { openPostgresStore } from '@mh/session-sqlite/postgres';
+
+/** Opens `spec` with `options` (onQuery, …); PostgreSQL pools stay small: many children share one server. */
+export function openStore(spec, options = {}) {
+  return spec.startsWith('postgres')
+    ? openPostgresStore({ connectionString: spec, poolSize: 2, ...options })
+    : openSqliteStore(spec, options);
+}
