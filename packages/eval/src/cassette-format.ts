@@ -88,6 +88,11 @@ export interface RequestEntry {
   readonly repeat: number;
   /** 0-based ordinal of the request within its key. */
   readonly index: number;
+  /**
+   * In the file: how many leading messages are those of the key's previous request (only the
+   * rest is written). Absent once read: `request.messages` is then complete.
+   */
+  readonly sharedMessages?: number;
   /** The request as the harness sent it (scrubbed of secrets). */
   readonly request: ModelRequest;
   /** Every event the provider yielded, in order. */

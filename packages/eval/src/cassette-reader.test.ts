@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CassetteFileError } from './cassette-errors.js';
-import { parseCassette } from './cassette-reader.js';
+import { parseCassette, readCassetteFile } from './cassette-reader.js';
 
 const HEADER =
   '{"type":"header","format":"mh-cassette","version":1,"createdAt":"2026-01-31T12:00:00.000Z","meta":{"model":"m"}}';
@@ -109,5 +109,59 @@ describe('parseCassette', () => {
     );
     expect(parsed.requests.get('["c",0]')?.get(0)?.durationMs).toBe(1);
     expect(parsed.warnings[0]).toMatch(/records request 0 .* again/);
+  });
+});
+
+describe('parseCassette with shared messages', () => {
+  const message = (text: string) => ({ id: text, role: 'user', content: [{ type: 'text', text }] });
+  function line(index: number, messages: unknown[], shared?: number): string {
+    return JSON.stringify({
+      type: 'request',
+      case: 'c',
+      repeat: 0,
+      index,
+      ...(shared === undefined ? {} : { sharedMessages: shared }),
+      request: { model: 'm', messages, tools: [] },
+      events: [],
+      outcome: 'complete',
+      durationMs: 1,
+    });
+  }
+
+  it('puts back the messages a request shares with the previous one, in index order', () => {
+    const text = `${HEADER}\n${line(2, [message('c')], 2)}\n${line(0, [message('a')])}\n${line(1, [message('b')], 1)}\n`;
+    const requests = parse(text).requests.get('["c",0]');
+    const texts = (index: number) =>
+      requests?.get(index)?.request.messages.map((m) => (m.content[0] as { text: string }).text);
+    expect([texts(0), texts(1), texts(2)]).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c']]);
+    expect(requests?.get(2)?.sharedMessages).toBeUndefined();
+  });
+
+  it('refuses a request that shares messages with a missing previous request', () => {
+    expect(problemOf(`${HEADER}\n${line(1, [message('b')], 1)}\n`)).toMatch(
+      /^corrupt: .*line 2: request 1 shares 1 message\(s\) with request 0, which is missing/,
+    );
+    expect(problemOf(`${HEADER}\n${line(0, [])}\n${line(1, [], 3)}\n`)).toMatch(/which has 0/);
+  });
+});
+
+describe('readCassetteFile', () => {
+  it('returns every whole request and tool call in key and index order', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const path = join(mkdtempSync(join(tmpdir(), 'mh-read-')), 'c.jsonl');
+    writeFileSync(
+      path,
+      `${HEADER}\n${requestLine(1)}\n${TOOL_LINE}\n${requestLine(0, 'b')}\n${requestLine(0)}\n`,
+    );
+    const content = readCassetteFile(path);
+    expect(content.requests.map((entry) => [entry.case, entry.index])).toEqual([
+      ['b', 0],
+      ['c', 0],
+      ['c', 1],
+    ]);
+    expect(content.tools).toHaveLength(1);
+    expect(content.header.meta).toEqual({ model: 'm' });
   });
 });

@@ -1,4 +1,5 @@
-import { TOOL_CALL_STATUSES } from '@mh/core';
+import { readFileSync } from 'node:fs';
+import { ConfigError, TOOL_CALL_STATUSES } from '@mh/core';
 import { CassetteFileError } from './cassette-errors.js';
 import {
   CASSETTE_FORMAT,
@@ -44,6 +45,11 @@ function keyProblem(entry: Json): string | undefined {
 }
 
 function requestProblem(entry: Json): string | undefined {
+  if (
+    entry.sharedMessages !== undefined &&
+    !(isIndex(entry.sharedMessages) && entry.sharedMessages > 0)
+  )
+    return 'sharedMessages: expected an integer >= 1';
   const request = entry.request;
   if (!isObject(request)) return 'request: expected an object';
   if (typeof request.model !== 'string') return 'request.model: expected a string';
@@ -120,6 +126,37 @@ function parseHeader(path: string, line: string | undefined): CassetteHeader {
 }
 
 /**
+ * Puts back the messages a line shares with the previous request of its key (`sharedMessages`),
+ * in index order, so every entry read holds its whole request.
+ */
+function completeMessages(
+  path: string,
+  byIndex: Map<number, RequestEntry>,
+  lineOf: ReadonlyMap<RequestEntry, number>,
+): void {
+  for (const index of [...byIndex.keys()].sort((a, b) => a - b)) {
+    const entry = byIndex.get(index) as RequestEntry;
+    const shared = entry.sharedMessages;
+    if (shared === undefined) continue;
+    const previous = byIndex.get(index - 1)?.request.messages;
+    if (previous === undefined || previous.length < shared)
+      throw new CassetteFileError(
+        path,
+        'corrupt',
+        `line ${lineOf.get(entry)}: request ${index} shares ${shared} message(s) with request ${index - 1}, which ${previous === undefined ? 'is missing' : `has ${previous.length}`}`,
+      );
+    const { sharedMessages: _shared, ...rest } = entry;
+    byIndex.set(index, {
+      ...rest,
+      request: {
+        ...entry.request,
+        messages: [...previous.slice(0, shared), ...entry.request.messages],
+      },
+    });
+  }
+}
+
+/**
  * Parses a cassette. A last line without its newline that does not parse is the trace of a crash
  * while recording: it is dropped with a warning. Any other bad line refuses the whole file.
  */
@@ -150,6 +187,7 @@ export function parseCassette(path: string, bytes: Buffer): ParsedCassette {
   const header = parseHeader(path, lines[0]);
   const requests = new Map<string, Map<number, RequestEntry>>();
   const tools = new Map<string, ToolEntry[]>();
+  const lineOf = new Map<RequestEntry, number>();
   for (let number = 2; number <= lines.length; number++) {
     const line = lines[number - 1] ?? '';
     if (line.trim() === '') continue;
@@ -175,6 +213,7 @@ export function parseCassette(path: string, bytes: Buffer): ParsedCassette {
         continue;
       }
       byIndex.set(index, entry as unknown as RequestEntry);
+      lineOf.set(entry as unknown as RequestEntry, number);
     } else {
       const list = tools.get(id) ?? [];
       tools.set(id, list);
@@ -182,5 +221,62 @@ export function parseCassette(path: string, bytes: Buffer): ParsedCassette {
     }
   }
   for (const list of tools.values()) list.sort((a, b) => a.index - b.index);
+  for (const byIndex of requests.values()) completeMessages(path, byIndex, lineOf);
   return { header, requests, tools, warnings, completeBytes, tail: tailKind };
+}
+
+/** Reads and parses a cassette file; a missing or unreadable file is a `CassetteFileError`. */
+export function loadCassette(path: string): ParsedCassette {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      throw new CassetteFileError(
+        path,
+        'missing',
+        "no cassette here (record one with mode 'record')",
+      );
+    throw new CassetteFileError(path, 'unreadable', `cannot read the file (${code})`, {
+      cause: error,
+    });
+  }
+  return parseCassette(path, bytes);
+}
+
+/** A cassette's whole content, for inspection (reports, prefix checks, tooling). */
+export interface CassetteContent {
+  /** The header line. */
+  readonly header: CassetteHeader;
+  /** Every request, whole (shared messages put back), by key then index. */
+  readonly requests: readonly RequestEntry[];
+  /** Every tool call, by key then index. */
+  readonly tools: readonly ToolEntry[];
+  /** Problems that did not stop reading (a truncated last line, a duplicate entry). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Reads a cassette file without replaying it: the header and every entry, checked as
+ * `openCassette` checks them (`CassetteFileError` for a file it would refuse).
+ */
+export function readCassetteFile(path: string): CassetteContent {
+  if (typeof path !== 'string' || path.trim() === '')
+    throw new ConfigError('path', 'expected the path of a cassette file');
+  const parsed = loadCassette(path);
+  const order = (a: { case: string; repeat: number; index: number }, b: typeof a): number =>
+    a.case === b.case
+      ? a.repeat === b.repeat
+        ? a.index - b.index
+        : a.repeat - b.repeat
+      : a.case < b.case
+        ? -1
+        : 1;
+  return {
+    header: parsed.header,
+    requests: [...parsed.requests.values()].flatMap((byIndex) => [...byIndex.values()]).sort(order),
+    tools: [...parsed.tools.values()].flat().sort(order),
+    warnings: parsed.warnings,
+  };
 }

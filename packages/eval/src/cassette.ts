@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { type Clock, ConfigError, type Provider, systemClock, type ToolExecutor } from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
-import { CassetteFileError } from './cassette-errors.js';
 import {
   CASSETTE_FORMAT,
   CASSETTE_VERSION,
@@ -14,7 +12,7 @@ import {
   type ToolEntry,
 } from './cassette-format.js';
 import { type CassetteOptions, checkKey, checkOptions } from './cassette-options.js';
-import { type ParsedCassette, parseCassette } from './cassette-reader.js';
+import { loadCassette, type ParsedCassette } from './cassette-reader.js';
 import { CassetteWriter } from './cassette-writer.js';
 import { RecordingProvider } from './recording-provider.js';
 import { createScrubber, type Scrubber } from './recording-scrub.js';
@@ -35,25 +33,6 @@ const highResolutionClock: Clock = {
   now: (): number => performance.now(),
   sleep: systemClock.sleep,
 };
-
-function readCassette(path: string): ParsedCassette {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
-      throw new CassetteFileError(
-        path,
-        'missing',
-        "no cassette here (record one with mode 'record')",
-      );
-    throw new CassetteFileError(path, 'unreadable', `cannot read the file (${code})`, {
-      cause: error,
-    });
-  }
-  return parseCassette(path, bytes);
-}
 
 /** The recorders or replayers of one key. */
 interface KeySlot {
@@ -263,7 +242,7 @@ export async function openCassette(path: string, options: CassetteOptions): Prom
     });
     return new Cassette(path, options, header, undefined, writer, scrub, []);
   }
-  const parsed = readCassette(path);
+  const parsed = loadCassette(path);
   const warnings = [...parsed.warnings];
   const createdAt = Date.parse(parsed.header.createdAt);
   if (options.maxAgeMs !== undefined && Number.isFinite(createdAt)) {

@@ -36,6 +36,7 @@ export {
   type ToolEntry,
 } from './cassette-format.js';
 export type { CassetteOptions } from './cassette-options.js';
+export { type CassetteContent, readCassetteFile } from './cassette-reader.js';
 export {
   type Check,
   type CheckFailure,

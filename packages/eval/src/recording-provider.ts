@@ -1,4 +1,4 @@
-import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
+import type { Message, ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
 import type { CassetteKey } from './cassette-format.js';
 import { recordStream } from './recording-stream.js';
@@ -14,6 +14,7 @@ export class RecordingProvider implements Provider {
   readonly name: string;
   readonly #inner: Provider;
   readonly #context: KeyContext;
+  #previous: readonly Message[] | undefined;
 
   /** @internal Use `cassette.provider(inner, key)`. */
   constructor(inner: Provider, context: KeyContext) {
@@ -34,12 +35,29 @@ export class RecordingProvider implements Provider {
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
     const index = this.#context.state.requests++;
+    const shared = sharedPrefix(this.#previous, request.messages);
+    this.#previous = request.messages;
     return recordStream(
       () => this.#inner.stream(request, options),
       request,
       index,
       this.#context,
       options.signal,
+      shared,
     );
   }
+}
+
+/**
+ * How many leading messages `next` shares with `previous`, by identity. The loop sends the same
+ * message objects again while the history only grows, so each line stores only the new messages
+ * and a cassette grows linearly with a run, not with the square of its length. A compaction or a
+ * repair builds new objects: the prefix then ends there and the rest is stored in full.
+ */
+function sharedPrefix(previous: readonly Message[] | undefined, next: readonly Message[]): number {
+  if (previous === undefined) return 0;
+  const limit = Math.min(previous.length, next.length);
+  let shared = 0;
+  while (shared < limit && previous[shared] === next[shared]) shared++;
+  return shared;
 }

@@ -10,11 +10,23 @@ export interface Scrubber {
  * Key shapes that must never reach a cassette. Each matches only characters that need no JSON
  * escaping, so masking the serialised line keeps it valid JSON.
  */
-const KEY_PATTERNS: readonly (readonly [string, RegExp])[] = [
-  ['anthropic-key', /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g],
-  ['openai-key', /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g],
-  ['github-token', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g],
-  ['aws-access-key', /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g],
+const KEY_PATTERNS: readonly (readonly [string, RegExp, (text: string) => boolean])[] = [
+  [
+    'anthropic-key',
+    /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,
+    (text) => text.includes('sk-ant-'),
+  ],
+  ['openai-key', /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g, (text) => text.includes('sk-')],
+  [
+    'github-token',
+    /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g,
+    (text) => /gh[pousr]_|github_pat_/.test(text),
+  ],
+  [
+    'aws-access-key',
+    /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g,
+    (text) => text.includes('AKIA') || text.includes('ASIA'),
+  ],
 ];
 const BEARER = /(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi;
 
@@ -54,13 +66,12 @@ export function createScrubber(
   const textLiterals = literalPattern((literal) => literal);
   const scrub = (text: string, literalsPattern: RegExp | undefined): string => {
     let out = literalsPattern ? text.replace(literalsPattern, '[REDACTED:secret]') : text;
-    for (const [name, pattern] of KEY_PATTERNS) {
-      // Most lines hold no key: a cheap test first avoids building a new string.
-      pattern.lastIndex = 0;
-      if (pattern.test(out)) out = out.replace(pattern, `[REDACTED:${name}]`);
+    // Most lines hold no key: a substring test first spares a lookbehind regex tried at every
+    // position of a long line.
+    for (const [name, pattern, mayMatch] of KEY_PATTERNS) {
+      if (mayMatch(out)) out = out.replace(pattern, `[REDACTED:${name}]`);
     }
-    BEARER.lastIndex = 0;
-    if (BEARER.test(out)) out = out.replace(BEARER, '$1[REDACTED:bearer]');
+    if (/bearer/i.test(out)) out = out.replace(BEARER, '$1[REDACTED:bearer]');
     return out;
   };
   return {

@@ -13,7 +13,9 @@ function roundMs(ms: number): number {
  * Streams a model call through unchanged while keeping every event with its time, and writes the
  * exchange as one cassette line when the stream ends, fails or is abandoned (secrets split across
  * deltas are scrubbed first; the whole line is scrubbed when written). The request is
- * serialised when the call starts, so a later change to the caller's objects cannot alter it.
+ * serialised when the call starts, so a later change to the caller's objects cannot alter it;
+ * with `sharedMessages` n > 0 only the messages after the first n are written (the reader takes
+ * the first n from the key's previous request).
  * `start` is called inside the generator: a provider that throws at once is recorded too.
  */
 export async function* recordStream(
@@ -22,9 +24,13 @@ export async function* recordStream(
   index: number,
   context: KeyContext,
   signal: AbortSignal | undefined,
+  sharedMessages = 0,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const { clock, key } = context;
-  const requestJson = JSON.stringify(request);
+  const requestJson = JSON.stringify(
+    sharedMessages > 0 ? { ...request, messages: request.messages.slice(sharedMessages) } : request,
+  );
+  const shared = sharedMessages > 0 ? `,"sharedMessages":${sharedMessages}` : '';
   const startedAt = clock.now();
   const events: RecordedEvent[] = [];
   let outcome: RequestOutcome = 'abandoned';
@@ -53,7 +59,7 @@ export async function* recordStream(
       .map(({ ms, event }) => `{"ms":${ms},"event":${JSON.stringify(event)}}`)
       .join(',');
     context.write(
-      `{"type":"request","case":${JSON.stringify(key.case)},"repeat":${key.repeat},"index":${index},"request":${requestJson},"events":[${eventsJson}],"outcome":"${outcome}"${error ? `,"error":${JSON.stringify(error)}` : ''},"durationMs":${durationMs}}`,
+      `{"type":"request","case":${JSON.stringify(key.case)},"repeat":${key.repeat},"index":${index}${shared},"request":${requestJson},"events":[${eventsJson}],"outcome":"${outcome}"${error ? `,"error":${JSON.stringify(error)}` : ''},"durationMs":${durationMs}}`,
     );
   }
 }
