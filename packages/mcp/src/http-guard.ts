@@ -116,7 +116,8 @@ export class HttpGuard {
     if (!response.ok && lastEventId !== undefined) {
       this.#awaitResume(resumed, lastEventId, `HTTP ${response.status}`, attempt);
     }
-    if (!response.body) {
+    // A status that cannot carry a body (204, 304…) cannot be rebuilt around a guarded one.
+    if (!response.body || NULL_BODY_STATUSES.has(response.status)) {
       this.#ended(tracked, response, undefined, undefined);
       return response;
     }
@@ -266,6 +267,8 @@ export class HttpGuard {
     return new McpProtocolError(this.#options.server, problem, { code: -32000, cause });
   }
 }
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 const empty = { requests: [] as JsonRpcId[], cancelled: [] as JsonRpcId[] };
 

@@ -46,7 +46,7 @@ describe('McpClient over streamable HTTP (official server library on loopback)',
     await server.stop();
   });
 
-  for (const path of ['/mcp', '/mcp-json']) {
+  for (const path of ['/mcp', '/mcp-json', '/mcp-204']) {
     it(`registers and calls tools with least privilege (${path})`, async () => {
       const mcp = client(`${server.base}${path}`);
       await mcp.connect();
@@ -81,6 +81,15 @@ describe('McpClient over streamable HTTP (official server library on loopback)',
     expect(parallel.map((result) => result.content[0]?.text)).toEqual(
       Array.from({ length: 20 }, (_, i) => `p${i}`),
     );
+  });
+
+  it('answers a server ping and refuses other server requests with -32601', async () => {
+    const mcp = client(`${server.base}/mcp`);
+    await mcp.connect();
+    const result = await mcp.callTool('ask', {});
+    const answers = JSON.parse(String(result.content[0]?.text));
+    expect(answers.ping).toEqual({ result: {} });
+    expect(answers.roots.code).toBe(-32601);
   });
 
   it('times out a call and sends notifications/cancelled', async () => {

@@ -2,7 +2,8 @@
 // (@modelcontextprotocol/server, WebStandardStreamableHTTPServerTransport) behind node:http.
 // Usage: node http-server.mjs   → prints {"port": N} on stdout, listens on 127.0.0.1.
 // Paths: /mcp (SSE responses), /mcp-json (JSON responses), /mcp-resumable (SSE with an event
-// store: the tool `split` closes its stream mid-call so the client must resume), /html (200
+// store: the tool `split` closes its stream mid-call so the client must resume), /mcp-204
+// (notifications acknowledged with 204 instead of 202), /html (200
 // text/html), /error (500), /bad-version (initialize answered with version 1999-01-01),
 // /slow-headers (never answers). Every JSON-RPC message POSTed is appended as a
 // JSON line to $FAKE_LOG when set.
@@ -87,6 +88,21 @@ function mcpServer(transport) {
     setTimeout(() => transport.closeSSEStream(ctx.mcpReq.id), 50);
     return new Promise((resolve) => setTimeout(() => resolve(text('resumed')), 400));
   });
+  server.registerTool(
+    'ask',
+    { description: 'Pings the client, then asks it for roots.' },
+    async () => {
+      const ping = await server.server.ping().then(
+        (result) => ({ result }),
+        (error) => ({ error: String(error) }),
+      );
+      const roots = await server.server.listRoots().then(
+        (result) => ({ result }),
+        (error) => ({ code: error.code, message: error.message }),
+      );
+      return text(JSON.stringify({ ping, roots }));
+    },
+  );
   let added = false;
   server.registerTool('add_tool', { description: 'Adds the tool extra.' }, async () => {
     if (added) return text('already added');
@@ -166,7 +182,7 @@ async function handle(req, res) {
     );
     return;
   }
-  if (!['/mcp', '/mcp-json', '/mcp-resumable'].includes(url.pathname)) {
+  if (!['/mcp', '/mcp-json', '/mcp-resumable', '/mcp-204'].includes(url.pathname)) {
     res.writeHead(404).end();
     return;
   }
@@ -188,6 +204,10 @@ async function handle(req, res) {
     ...(req.method === 'POST' ? { body: raw } : {}),
   });
   const response = await transport.handleRequest(request, { parsedBody: body });
+  if (url.pathname === '/mcp-204' && response.status === 202) {
+    res.writeHead(204).end(); // some servers acknowledge notifications with 204, not 202
+    return;
+  }
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.flushHeaders();
   if (!response.body) {
