@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SessionStoreUnavailableError } from '@mh/core';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, SessionStoreBusyError } from '../src/index.js';
@@ -60,7 +61,8 @@ describe('SqliteSessionStore durability', () => {
     other.exec('begin immediate');
     const error = await store.commit('s', promptTurn('1'), { expectedHead: null }).catch((e) => e);
     expect(SessionStoreBusyError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ retryable: true, timeoutMs: 100 });
+    expect(SessionStoreUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ failure: 'busy', retryable: true, timeoutMs: 100 });
     other.exec('rollback');
     other.close();
     expect(rowCounts(path)).toMatchObject({ checkpoints: 0, messages: 0 });
