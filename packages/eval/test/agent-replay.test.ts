@@ -1,4 +1,5 @@
-import { ReplayDriftError } from '@mh/core';
+import { ProviderError, ReplayDriftError } from '@mh/core';
+import { scripted, withRetry } from '@mh/providers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type DriftFinding, openCassette } from '../src/index.js';
 import {
@@ -7,6 +8,7 @@ import {
   lookupRuns,
   observed,
   PROMPT,
+  script,
   scriptedModel,
 } from './agent-fixture.js';
 import { tempCassette } from './helpers.js';
@@ -105,5 +107,38 @@ describe('replaying a whole agent run', () => {
     const messageDrift = drifts.find((drift) => drift.path.startsWith('messages['));
     expect(messageDrift?.requestIndex).toBeGreaterThan(0);
     expect(messageDrift?.path).toMatch(/^messages\[\d+\]/);
+  });
+
+  it('replays retries and a final 429 exactly: stream-resets, discarded tokens, cost, error', async () => {
+    const overloaded = new ProviderError('529 overloaded', { kind: 'overloaded', status: 529 });
+    const limited = new ProviderError('429 rate limited', { kind: 'rate-limit', status: 429 });
+    const [first, second] = script();
+    const model = withRetry(
+      scripted([
+        // A stream that breaks after 4 events, then succeeds on the retry.
+        { ...(first as object), error: overloaded, failAfterEvents: 4 },
+        first as object,
+        // The next call is rate limited on every attempt: the run ends with the 429.
+        { ...(second as object), error: limited },
+        { ...(second as object), error: limited },
+      ]),
+      { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    );
+    const path = tempCassette();
+    const cassette = await openCassette(path, { mode: 'record' });
+    const live = cassetteAgent(cassette, KEY, model);
+    const recorded = await live.agent.run(PROMPT);
+    await cassette.close();
+    expect(recorded.status).toBe('error');
+    expect(ProviderError.isInstance(recorded.error)).toBe(true);
+
+    const { result, tracer, drifts } = await replayRun(path, {}, true);
+    expect(drifts).toEqual([]);
+    expect(observed(result, tracer)).toEqual(observed(recorded, live.tracer));
+    expect(result.error).toMatchObject({ kind: 'rate-limit', status: 429, retryable: true });
+    const retries = (records: ReturnType<typeof tracer.records>) =>
+      records.map((record) => record.attributes['mh.retry.attempts']).filter(Boolean);
+    expect(retries(tracer.records())).toEqual(retries(live.tracer.records()));
+    expect(retries(tracer.records())).toContain(2);
   });
 });
