@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,10 +61,12 @@ describe('a dry run', () => {
       const folderOfRun = join(result.out, 'runs', name, 'repeat-1');
       const run = JSON.parse(await readFile(join(folderOfRun, 'run.json'), 'utf8'));
       expect(run).toMatchObject({ mode: 'dry-run', case: name, grade: { outcome: 'correct' } });
-      const spans = JSON.parse(await readFile(join(folderOfRun, 'spans.json'), 'utf8')) as {
-        name: string;
-      }[];
-      expect(spans.map((span) => span.name)).toEqual(
+      const file = JSON.parse(await readFile(join(folderOfRun, 'spans.json'), 'utf8')) as {
+        mode: string;
+        spans: { name: string }[];
+      };
+      expect(file.mode).toBe('dry-run');
+      expect(file.spans.map((span) => span.name)).toEqual(
         expect.arrayContaining(['mh.run', 'mh.turn', 'mh.model', 'mh.tool']),
       );
     }
@@ -98,7 +99,8 @@ describe('a dry run', () => {
     const text = await readFile(join(second.out, 'summary.md'), 'utf8');
     expect(text).toContain(`Compared with \`${join(result.out, 'report.json')}\``);
     expect(second.comparison?.regressed).toEqual([]);
-    expect(existsSync(join(second.out, 'comparison.json'))).toBe(true);
+    const comparison = JSON.parse(await readFile(join(second.out, 'comparison.json'), 'utf8'));
+    expect(comparison).toMatchObject({ mode: 'dry-run', ok: true });
     await expect(runSuite(dryRunOptions(second.out), { progress: false })).rejects.toThrow(
       /already holds a report/,
     );

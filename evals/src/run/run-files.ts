@@ -27,7 +27,8 @@ export function runFolder(out: string, caseName: string, repeat: number): string
 
 /**
  * Writes `run.json` (grade, record, every prompt's messages and compactions) and `spans.json`
- * (the session's finished spans) for one session. Synchronous: it runs in the runner's callback.
+ * (`{ mode, spans }`: the session's finished spans) for one session; both carry the mode, so a
+ * dry run's files say so. Synchronous: it runs in the runner's callback.
  */
 export function writeRunFiles(
   out: string,
@@ -50,8 +51,6 @@ export function writeRunFiles(
   }));
   const record: RunFile = { ...file, prompts };
   writeFileSync(join(folder, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
-  writeFileSync(
-    join(folder, 'spans.json'),
-    `${JSON.stringify(recorder?.spans() ?? [], null, 2)}\n`,
-  );
+  const spans = { mode: file.mode, spans: recorder?.spans() ?? [] };
+  writeFileSync(join(folder, 'spans.json'), `${JSON.stringify(spans, null, 2)}\n`);
 }

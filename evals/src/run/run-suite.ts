@@ -206,10 +206,8 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
         method: 'interval',
         allowMissing: true,
       });
-      await writeFile(
-        join(out, 'comparison.json'),
-        `${JSON.stringify(comparison.toJSON(), null, 2)}\n`,
-      );
+      const data = { mode, baseline, ...comparison.toJSON() };
+      await writeFile(join(out, 'comparison.json'), `${JSON.stringify(data, null, 2)}\n`);
     }
     const wallMs = performance.now() - started;
     const summary = renderSummary({
