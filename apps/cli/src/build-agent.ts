@@ -43,10 +43,45 @@ export function newSessionId(now: Date = new Date()): string {
   return `s-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Opens the session store `--db` names (loaded only when used). */
-export async function openStore(path: string): Promise<SessionStore> {
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * Opens the session store `--db` names: a PostgreSQL database for a `postgres://` URL (many
+ * machines can share it), else a SQLite file. Each store and its driver load only when used.
+ */
+export async function openStore(db: string): Promise<SessionStore> {
+  if (POSTGRES_URL.test(db)) {
+    const { openPostgresStore } = await import('@mh/session-sqlite/postgres');
+    return openPostgresStore({ connectionString: db });
+  }
   const { openSqliteStore } = await import('@mh/session-sqlite');
-  return openSqliteStore(path);
+  return openSqliteStore(db);
+}
+
+/** `--db` as mh prints it: a PostgreSQL URL loses its password. */
+export function shownDb(db: string): string {
+  if (!POSTGRES_URL.test(db)) return db;
+  try {
+    const url = new URL(db);
+    url.password = '';
+    return url.toString();
+  } catch {
+    return 'the PostgreSQL database given to --db';
+  }
+}
+
+/**
+ * Whether `error` is the session store's retryable "database unavailable" error (down,
+ * restarting, locked, timed out). Checked by its brand, the cross-copy identity every mh error
+ * carries, because `@mh/sdk` does not re-export `SessionStoreUnavailableError`.
+ */
+export function isStoreUnavailable(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    (error as unknown as Record<symbol, unknown>)[
+      Symbol.for('mh.error.SessionStoreUnavailableError')
+    ] === true
+  );
 }
 
 /** MCP servers started for the run; `close()` stops them all. */
@@ -72,7 +107,7 @@ export async function startMcpServers(
   if (options.mcp.length === 0) return { registered, close };
   const { McpClient, registerMcpTools, killAllServerGroups } = await import('@mh/mcp');
   // Servers run in their own process groups, out of reach of the terminal's signals: on SIGTERM
-  // or SIGHUP (and on Ctrl-C until the session takes it over) kill their groups, then exit.
+  // or SIGHUP, and on Ctrl-C while nothing else handles it, kill their groups, then exit.
   const exitWith = (code: number) => (): void => {
     killAllServerGroups();
     process.exit(code);
@@ -82,12 +117,16 @@ export async function startMcpServers(
     ['SIGHUP', exitWith(129)],
   ] as const;
   for (const [signal, handler] of handlers) process.on(signal, handler);
-  const onStartupInterrupt = exitWith(130);
-  process.on('SIGINT', onStartupInterrupt);
+  // Ctrl-C exits until someone else (the session: first Ctrl-C cancels the answer) listens.
+  const onInterrupt = (): void => {
+    if (process.listenerCount('SIGINT') === 1) exitWith(130)();
+  };
+  process.on('SIGINT', onInterrupt);
   const closeServers = close;
   close = async (): Promise<void> => {
     await closeServers();
     for (const [signal, handler] of handlers) process.off(signal, handler);
+    process.off('SIGINT', onInterrupt);
   };
   try {
     for (const server of options.mcp) {
@@ -107,8 +146,6 @@ export async function startMcpServers(
   } catch (error) {
     await close();
     throw error;
-  } finally {
-    process.off('SIGINT', onStartupInterrupt);
   }
   return { registered, close };
 }

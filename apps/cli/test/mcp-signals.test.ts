@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli, startCli } from './run-cli.js';
+import { runCli, startCli, waitFor } from './run-cli.js';
 
 // A server that ignores SIGTERM and the end of its stdin and keeps a grandchild in its process
 // group: only killing the whole group ends it.
@@ -74,12 +74,33 @@ describe('mh kills the process groups of its MCP servers', { timeout: 60_000 }, 
     expect(await settle(group)).toEqual([]);
   });
 
-  it('on Ctrl-C (SIGINT twice)', async () => {
+  it('on Ctrl-C while the servers start', async () => {
     const { child, done } = startCli(['--fake', '--mcp', `s=${STUBBORN}`]);
     const group = await serverGroup(child.pid as number);
     child.kill('SIGINT');
     await new Promise((resolve) => setTimeout(resolve, 100));
     if (child.exitCode === null) child.kill('SIGINT');
+    const run = await done;
+    expect(run.code).toBe(130);
+    expect(await settle(group)).toEqual([]);
+  });
+
+  it('on Ctrl-C twice in the REPL, after an answer', async () => {
+    const { child, output, done } = startCli(['--fake', '--mcp', `s=${STUBBORN}`]);
+    const group = await serverGroup(child.pid as number);
+    child.stdin.write('What is 6*7?\n');
+    await waitFor(
+      () => output.stdout.includes('42'),
+      30_000,
+      () => output.stderr,
+    );
+    child.kill('SIGINT');
+    await waitFor(
+      () => output.stderr.includes('press Ctrl-C again'),
+      10_000,
+      () => output.stderr,
+    );
+    child.kill('SIGINT');
     const run = await done;
     expect(run.code).toBe(130);
     expect(await settle(group)).toEqual([]);
