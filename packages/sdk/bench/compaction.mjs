@@ -9,11 +9,14 @@
 //   what compaction itself carries (trim markers, the identifiers appended to summaries);
 // - none: compaction off, and an unbounded provider window: the tokens that would have been sent,
 //   and how many requests would have overflowed the real window.
+// Every run also prices its prompts with a model of Anthropic's prompt cache
+// (prompt-cache-model.mjs), with and without the adapter's moving breakpoint on the newest message.
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { estimateMessageTokens, estimateTokens, newMessageId, ProviderError } from '@mh/core';
 import { Agent, defineTool, fake } from '@mh/sdk';
 import { z } from 'zod';
+import { CacheModel, READ_PRICE, WRITE_PRICE } from './prompt-cache-model.mjs';
 
 const TURNS = 300;
 const WINDOW = 32_000;
@@ -63,13 +66,15 @@ class BenchProvider {
   prompts = [];
   summaryCalls = 0;
   summaryInputTokens = 0;
+  caches = { prefix: new CacheModel(false), moving: new CacheModel(true) };
 
   constructor({ window, summary }) {
     this.#window = window;
     this.#summary = summary;
   }
 
-  #estimate(request) {
+  /** Estimates of system and tools, then of system, tools and each longer run of messages. */
+  #prefixEstimates(request) {
     let sum = request.system ? estimateTokens(request.system) : 0;
     for (const tool of request.tools) {
       sum +=
@@ -77,6 +82,7 @@ class BenchProvider {
         estimateTokens(tool.description) +
         estimateTokens(JSON.stringify(tool.inputSchema));
     }
+    const sums = [sum];
     for (const message of request.messages) {
       let tokens = this.#memo.get(message);
       if (tokens === undefined) {
@@ -84,12 +90,15 @@ class BenchProvider {
         this.#memo.set(message, tokens);
       }
       sum += tokens;
+      sums.push(sum);
     }
-    return sum;
+    return sums;
   }
 
   async *stream(request) {
-    const prompt = Math.ceil(this.#estimate(request) * RATIO);
+    const sums = this.#prefixEstimates(request);
+    const tokensOf = (count) => Math.ceil(sums[count] * RATIO);
+    const prompt = tokensOf(request.messages.length);
     if (prompt > this.#window) {
       throw new ProviderError(`prompt is too long: ${prompt} tokens > ${this.#window}`, {
         kind: 'context-overflow',
@@ -106,6 +115,7 @@ class BenchProvider {
       content = [{ type: 'text', text }];
     } else {
       this.prompts.push(prompt);
+      for (const cache of Object.values(this.caches)) cache.price(request.messages, tokensOf);
       this.turns++;
       content =
         this.turns < TURNS
@@ -190,6 +200,10 @@ async function runOnce(config) {
     overWindow: provider.prompts.filter((tokens) => tokens > WINDOW).length,
     retained: ids.filter((id) => history.includes(id)).length,
     identifiers: ids.length,
+    readPrefix: provider.caches.prefix.read / sent,
+    readMoving: provider.caches.moving.read / sent,
+    costPrefix: provider.caches.prefix.cost + provider.summaryInputTokens,
+    costMoving: provider.caches.moving.cost + provider.summaryInputTokens,
     msPerTurn: wallMs / TURNS,
     compactionMsPerTurn:
       result.compactions.reduce((sum, record) => sum + record.durationMs, 0) / TURNS,
@@ -221,6 +235,16 @@ const rows = [
     'identifiers retained verbatim',
     (r) => `${r.retained}/${r.identifiers} (${((100 * r.retained) / r.identifiers).toFixed(1)}%)`,
   ],
+  [
+    'cache reads, breakpoints on system/tools/summary',
+    (r) => `${(100 * r.readPrefix).toFixed(1)}%`,
+  ],
+  ['cache reads, + moving breakpoint', (r) => `${(100 * r.readMoving).toFixed(1)}%`],
+  [
+    'input cost¹, breakpoints on system/tools/summary',
+    (r) => Math.round(r.costPrefix).toLocaleString('en-US'),
+  ],
+  ['input cost¹, + moving breakpoint', (r) => Math.round(r.costMoving).toLocaleString('en-US')],
   ['wall time per turn', (r) => `${r.msPerTurn.toFixed(2)} ms`],
   ['… of which in compaction', (r) => `${r.compactionMsPerTurn.toFixed(2)} ms`],
 ];
@@ -252,4 +276,8 @@ for (const row of cells) console.log(line(row));
 const saved = 1 - medians.extractive.sentTotal / medians.none.sentTurns;
 console.log(
   `\nCompaction (extractive) sends ${(100 * saved).toFixed(1)}% fewer prompt tokens than no compaction.`,
+);
+console.log(
+  `¹ prompt tokens priced in uncached-token equivalents: cache read ${READ_PRICE}, cache write ${WRITE_PRICE}, ` +
+    'the rest and summary calls 1 (a model of Anthropic caching as our adapter drives it).',
 );
