@@ -153,10 +153,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     );
   }
   if (values.session !== undefined && values.db === undefined) {
-    throw new UsageError('--session needs --db PATH (the session database)');
+    throw new UsageError('--session needs --db PATH|URL (the session database)');
   }
   if (values['list-sessions'] && values.db === undefined)
-    throw new UsageError('--list-sessions needs --db PATH');
+    throw new UsageError('--list-sessions needs --db PATH|URL');
   if (values.session !== undefined && !/^[\w.:-]{1,128}$/.test(values.session)) {
     throw new UsageError(
       `--session expects letters, digits, '.', ':', '_' or '-', got '${values.session}'`,

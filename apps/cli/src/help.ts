@@ -29,8 +29,9 @@ Agent:
   --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)
   --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)
 
-Sessions (SQLite; each turn committed, each tool call journaled, crash-safe):
-  --db PATH               keep the conversation in this database (created if absent)
+Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, crash-safe):
+  --db PATH|URL           keep the conversation in this SQLite file (created if absent), or in a
+                          PostgreSQL database shared by many machines (postgres://user@host/db)
   --session ID            resume session ID (default with --db: a new session; its id is printed)
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH

@@ -8,9 +8,11 @@ import { type CliOptions, parseCliArgs, UsageError } from './args.js';
 import {
   buildAgent,
   DEFAULT_MODELS,
+  isStoreUnavailable,
   localTools,
   type McpServers,
   openStore,
+  shownDb,
   startMcpServers,
 } from './build-agent.js';
 import { HELP } from './help.js';
@@ -46,7 +48,7 @@ async function runWith(options: CliOptions, store: SessionStore | undefined): Pr
   }
   if (store && options.session !== undefined && !(await store.getSession(options.session))) {
     throw new UsageError(
-      `no session ${options.session} in ${options.db} (see --list-sessions; omit --session to start one)`,
+      `no session ${options.session} in ${shownDb(options.db ?? '')} (see --list-sessions; omit --session to start one)`,
     );
   }
   const model = options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'];
@@ -111,7 +113,7 @@ async function runAgent(
     const history = await agent.load();
     const where = agent.session;
     process.stderr.write(
-      `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${options.db} --session ${where?.id})\n`,
+      `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${shownDb(options.db ?? '')} --session ${where?.id})\n`,
     );
     // A turn a crash interrupted is finished before anything else.
     const resumed = await session.resume();
@@ -155,6 +157,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError || ConfigError.isInstance(error)) {
       process.stderr.write(`mh: ${error.message}\n`);
       process.exitCode = 2;
+    } else if (isStoreUnavailable(error)) {
+      // The session database is down, restarting or locked: its message names it and says why.
+      process.stderr.write(`mh: ${error.message}\n`);
+      process.exitCode = 1;
     } else if (McpProtocolError.isInstance(error)) {
       // A server that cannot be started or reached: its message says which and why.
       process.stderr.write(`mh: ${error.message}\n`);

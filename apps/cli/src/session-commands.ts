@@ -53,7 +53,7 @@ export async function sessionCommand(
   if (!(SESSION_COMMANDS as readonly string[]).includes(command ?? '')) return undefined;
   const session = agent.session;
   if (!store || !session) {
-    write(`${command} needs a session: start mh with --db PATH\n`);
+    write(`${command} needs a session: start mh with --db PATH|URL\n`);
     return 2;
   }
   switch (command) {
