@@ -279,6 +279,28 @@ describe('EvalRunner', () => {
     expect(report.runs[0]).toMatchObject({ status: 'timeout', completed: false });
   });
 
+  it('lets a session waiting on a timer finish while agents that never wait keep the runner busy', async () => {
+    const order: string[] = [];
+    const busy = Array.from(
+      { length: 60 },
+      (_, index) => new EvalCase({ name: `busy-${index}`, prompt: 'p', check: contains('ok') }),
+    );
+    const waiting = new EvalCase({ name: 'waits', prompt: 'p', check: contains('ok') });
+    await new EvalRunner(
+      (evalCase) => ({
+        async *stream(prompt, options) {
+          // A retry backoff or a tool timeout: a real timer, not a microtask.
+          if (evalCase.name === 'waits') await new Promise((resolve) => setTimeout(resolve, 1));
+          yield* fixtureAgent({ turns: [{ text: 'ok' }] }).stream(prompt, options);
+        },
+      }),
+      [waiting, ...busy],
+      { repeats: 1, concurrency: 4, onRun: (run) => order.push(run.case) },
+    ).run();
+    expect(order.indexOf('waits')).toBeLessThan(order.length - 1);
+    expect(order.indexOf('waits')).toBeLessThan(20);
+  });
+
   it('draws a progress line only on the sink it is given', async () => {
     const written: string[] = [];
     const report = await new EvalRunner(() => answering('42'), [answers42], {

@@ -139,6 +139,10 @@ export class EvalRunner {
     let callbackError: { error: unknown } | undefined;
     const worker = async (): Promise<void> => {
       for (let task = tasks[next++]; task !== undefined; task = tasks[next++]) {
+        // Back to the event loop between sessions: agents that never wait on I/O (scripted
+        // models, replays) run on microtasks alone and would otherwise starve the timers of the
+        // other sessions (retry backoff, tool timeouts, this runner's own timeoutMs).
+        await new Promise<void>((resolve) => setImmediate(resolve));
         const run = await runSession({ ...task, factory: this.#factory, timeoutMs });
         records.push({ caseIndex: task.caseIndex, run });
         progress?.tick(run.passed);

@@ -1,0 +1,42 @@
+import { LAYERS } from '@mh/eval';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AccuracyResult,
+  FAULTS,
+  measureAttribution,
+  renderAccuracy,
+} from '../src/fault-corpus.js';
+
+let result: AccuracyResult;
+beforeAll(async () => {
+  result = await measureAttribution();
+  console.log(renderAccuracy(result));
+});
+
+describe('attribution on faults injected into real agent runs', () => {
+  it('has ten faults per layer', () => {
+    for (const layer of LAYERS)
+      expect(FAULTS.filter((fault) => fault.label === layer)).toHaveLength(10);
+  });
+
+  it('fails every faulty run', () => {
+    expect(result.passed).toEqual([]);
+  });
+
+  it('attributes every unconfounded fault to its layer', () => {
+    expect(result.misses.filter((miss) => !miss.confounded)).toEqual([]);
+    expect(result.clean.correct).toBe(result.clean.total);
+  });
+
+  it('gets at least nine in ten right overall, confounded faults included', () => {
+    expect(result.correct / result.total).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('lets the earlier layer win on a confounded fault, as the ordered rules say', () => {
+    expect(result.misses.map((miss) => [miss.fault, miss.got])).toEqual([
+      ['model-wrong-then-asks', 'prompt'],
+      ['model-wrong-after-tool-retry', 'tool'],
+      ['model-wrong-after-compaction', 'context'],
+    ]);
+  });
+});
