@@ -1,8 +1,8 @@
 import { McpProtocolError } from '@mh/core';
+import { type JsonRpcId, NO_IDS, networkProblem, outgoingIds } from './http-requests.js';
 import { SseLineScanner } from './sse-line-scanner.js';
 
-/** A JSON-RPC request id. */
-export type JsonRpcId = string | number;
+export type { JsonRpcId } from './http-requests.js';
 
 /** The fetch signature the MCP library's HTTP transport accepts. */
 export type FetchFunction = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -87,7 +87,7 @@ export class HttpGuard {
 
   async #fetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
     const method = (init.method ?? 'GET').toUpperCase();
-    const { requests, cancelled } = method === 'POST' ? outgoing(init.body) : empty;
+    const { requests, cancelled } = method === 'POST' ? outgoingIds(init.body) : NO_IDS;
     for (const id of cancelled) this.#cancel(id);
     const lastEventId =
       method === 'GET' ? (new Headers(init.headers).get('last-event-id') ?? undefined) : undefined;
@@ -105,12 +105,10 @@ export class HttpGuard {
     } catch (error) {
       for (const id of requests) this.#inFlight.delete(id);
       if (signal.aborted) throw error;
-      const failure = this.#networkError(url, error);
+      const problem = networkProblem(url, error);
       // A failed POST rejects its requests in the library; a failed resumption is retried by it.
-      if (lastEventId !== undefined) {
-        this.#awaitResume(resumed, lastEventId, failure.problem, attempt);
-      }
-      throw failure.error;
+      if (lastEventId !== undefined) this.#awaitResume(resumed, lastEventId, problem, attempt);
+      throw this.#error(problem, error);
     }
     if (response.ok && lastEventId !== undefined) this.#attempts.delete(lastEventId);
     if (!response.ok && lastEventId !== undefined) {
@@ -177,15 +175,17 @@ export class HttpGuard {
     how: string | undefined,
   ): void {
     if (scanner?.retryMs !== undefined) this.#serverRetryMs = scanner.retryMs;
-    if (tracked.length === 0 || response.status === 202) return;
+    // Requests answered or cancelled meanwhile need nothing more.
+    const open = tracked.filter((id) => this.#inFlight.has(id));
+    if (open.length === 0 || response.status === 202) return;
     if (!response.ok) return; // the library rejects the request with the HTTP error itself
     const lastEventId = scanner?.lastEventId;
     if (lastEventId !== undefined) {
-      this.#awaitResume(tracked, lastEventId, how ?? 'stream ended', 0);
+      this.#awaitResume(open, lastEventId, how ?? 'stream ended', 0);
       return;
     }
     this.#lost(
-      tracked,
+      open,
       `connection lost before the response: ${how ?? 'empty body'}`,
       DELIVERY_GRACE_MS,
     );
@@ -226,7 +226,7 @@ export class HttpGuard {
     if (!waiting) return [];
     clearTimeout(waiting.timer);
     this.#awaitingResume.delete(lastEventId);
-    return waiting.ids;
+    return waiting.ids.filter((id) => this.#inFlight.has(id));
   }
 
   #lost(ids: readonly JsonRpcId[], problem: string, delayMs: number): void {
@@ -247,54 +247,9 @@ export class HttpGuard {
     controller?.abort(new Error('request cancelled'));
   }
 
-  #networkError(url: string | URL, error: unknown): { problem: string; error: McpProtocolError } {
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-    const code = typeof cause?.code === 'string' ? cause.code : undefined;
-    const reason =
-      typeof cause?.message === 'string'
-        ? cause.message
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    const problem =
-      code === 'ECONNREFUSED'
-        ? `cannot connect to ${String(url)} (connection refused)`
-        : `request to ${String(url)} failed: ${reason}${code ? ` (${code})` : ''}`;
-    return { problem, error: this.#error(problem, error) };
-  }
-
   #error(problem: string, cause?: unknown): McpProtocolError {
     return new McpProtocolError(this.#options.server, problem, { code: -32000, cause });
   }
 }
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-const empty = { requests: [] as JsonRpcId[], cancelled: [] as JsonRpcId[] };
-
-/** The request ids a POST body carries, and the ids it cancels. */
-function outgoing(body: unknown): { requests: JsonRpcId[]; cancelled: JsonRpcId[] } {
-  if (typeof body !== 'string') return empty;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return empty;
-  }
-  const requests: JsonRpcId[] = [];
-  const cancelled: JsonRpcId[] = [];
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
-    if (typeof method !== 'string') continue;
-    if (typeof id === 'string' || typeof id === 'number') requests.push(id);
-    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
-    if (
-      method === 'notifications/cancelled' &&
-      (typeof requestId === 'string' || typeof requestId === 'number')
-    ) {
-      cancelled.push(requestId);
-    }
-  }
-  return { requests, cancelled };
-}
