@@ -1,4 +1,4 @@
-import { type RunResult, toolResultText, unfenceUntrusted } from '@mh/core';
+import { ConfigError, type RunResult, toolResultText, unfenceUntrusted } from '@mh/core';
 import type { CheckInput } from './checks.js';
 
 /** One tool call of a session as checks see it. */
@@ -21,6 +21,8 @@ export interface SessionToolCall {
  * refused are included: they are in the history with an error result.
  */
 export function sessionToolCalls(runs: readonly RunResult[]): SessionToolCall[] {
+  if (!Array.isArray(runs) || runs.some((run) => !Array.isArray(run?.newMessages)))
+    throw new ConfigError('runs', 'expected an array of RunResults');
   const calls = new Map<string, { name: string; input: unknown }>();
   const results = new Map<string, { isError: boolean; text: string }>();
   for (const run of runs) {

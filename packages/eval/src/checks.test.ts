@@ -115,6 +115,15 @@ describe('check (custom)', () => {
   });
 });
 
+describe('runCheck and sessionToolCalls', () => {
+  it('reject what is not a check, an input or a list of runs', async () => {
+    await expect(runCheck({} as never, answer('x'))).rejects.toThrow(/check/);
+    await expect(runCheck(contains('x'), { text: 1 } as never)).rejects.toThrow(/input/);
+    expect(() => checkInputOf('runs' as never)).toThrow(/runs/);
+    expect(() => checkInputOf([{}] as never)).toThrow(ConfigError);
+  });
+});
+
 describe('toolCalled', () => {
   it('sees the calls of every run of a session, with arguments and results', async () => {
     const session = await runFixture({

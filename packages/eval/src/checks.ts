@@ -114,6 +114,9 @@ export function assertCheck(value: unknown, field: string): asserts value is Che
  * the check's own failure (an eval error), never as a wrong answer.
  */
 export async function runCheck(check: Check, input: CheckInput): Promise<CheckResult> {
+  assertCheck(check, 'check');
+  if (input === null || typeof input !== 'object' || typeof input.text !== 'string')
+    throw new ConfigError('input', 'expected a CheckInput ({ text, runs, toolCalls })');
   const result: unknown = await check.evaluate(input);
   const verdict = result as Partial<CheckResult> | null;
   if (

@@ -60,4 +60,10 @@ describe('clusterFailures', () => {
   it('returns nothing for no failures', () => {
     expect(clusterFailures([])).toEqual([]);
   });
+
+  it('rejects malformed members and text with the field', () => {
+    expect(() => clusterFailures('x' as never)).toThrow(/members/);
+    expect(() => clusterFailures([{ case: 'a' }] as never)).toThrow(/members\[0\]/);
+    expect(() => normaliseErrorText(3 as never)).toThrow(/text/);
+  });
 });

@@ -1,3 +1,4 @@
+import { ConfigError } from '@mh/core';
 import { type Attribution, LAYERS, type Layer } from './attribution-types.js';
 
 /** Longest normalised detail kept in a signature. */
@@ -9,6 +10,7 @@ const MAX_DETAIL_CHARS = 120;
  * `ENOENT: no such file '/tmp/a1/x.txt'` errors of different files normalise alike.
  */
 export function normaliseErrorText(text: string): string {
+  if (typeof text !== 'string') throw new ConfigError('text', 'expected a string');
   return text
     .replace(/[a-z]+:\/\/\S+/gi, '<url>')
     .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, '<str>')
@@ -60,6 +62,11 @@ export interface FailureCluster {
  * signature), so the top of the list is the cause that costs the most runs.
  */
 export function clusterFailures(members: readonly ClusterMember[]): FailureCluster[] {
+  if (!Array.isArray(members)) throw new ConfigError('members', 'expected an array');
+  members.forEach((member, index) => {
+    if (typeof member?.attribution?.signature !== 'string' || typeof member.case !== 'string')
+      throw new ConfigError(`members[${index}]`, 'expected { case, repeat, attribution }');
+  });
   const groups = new Map<string, { first: ClusterMember; cases: Set<string>; count: number }>();
   for (const member of members) {
     const key = `${member.attribution.layer}\u0000${member.attribution.signature}`;

@@ -1,6 +1,7 @@
 import { ConfigError } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { caseRun, caseRuns, reportOf } from '../test/report-fixture.js';
+import { compareReports } from './compare.js';
 
 describe('Report.compare with a tolerance (the default)', () => {
   const baseline = reportOf([...caseRuns('a', 3), ...caseRuns('b', 3), ...caseRuns('c', 1)]);
@@ -130,6 +131,7 @@ describe('Report.compare with a tolerance (the default)', () => {
       /options\.maxCostIncrease/,
     );
     expect(() => baseline.compare({} as never)).toThrow(ConfigError);
+    expect(() => compareReports(baseline, {} as never)).toThrow(/current/);
   });
 });
 

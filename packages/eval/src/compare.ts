@@ -168,6 +168,18 @@ export function compareReports(
   current: Report,
   options: CompareOptions = {},
 ): Comparison {
+  for (const [field, report] of [
+    ['baseline', baseline],
+    ['current', current],
+  ] as const) {
+    if (
+      report === null ||
+      typeof report !== 'object' ||
+      !Array.isArray(report.runs) ||
+      !report.meta
+    )
+      throw new ConfigError(field, 'expected a Report (Report.load(path) reads one)');
+  }
   const { method, tolerance, maxCostIncrease, allowMissing } = checkedOptions(options);
   const before = groupByCase(baseline.runs);
   const after = groupByCase(current.runs);
