@@ -121,7 +121,7 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
       ['model', options.model],
       [
         'sessions',
-        `${tasks.length} tasks × ${options.repeats} repeats, ${options.concurrency} at once`,
+        `${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${options.repeats} repeat${options.repeats === 1 ? '' : 's'}, ${options.concurrency} at once`,
       ],
       ['workspace seed', String(options.seed)],
       ['harness commit', harnessCommit()],
