@@ -3,8 +3,11 @@ import type { SessionView } from './attribution-view.js';
 
 /** What a rule found when it holds. */
 export interface RuleHit {
+  /** How sure the rule is. */
   readonly confidence: Confidence;
+  /** One line for a human. */
   readonly summary: string;
+  /** What supports it. */
   readonly evidence: readonly Evidence[];
   /** What the failure is about, for clustering: a tool, a guard, an error kind. */
   readonly subject?: string;

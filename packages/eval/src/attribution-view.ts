@@ -14,12 +14,17 @@ import { sessionToolCalls } from './checks-input.js';
 
 /** One tool call with how it ended, merged from events, spans and messages. */
 export interface ToolCallView {
+  /** The call's id. */
   readonly id: string;
+  /** The tool the model named. */
   readonly name: string;
+  /** The arguments it sent. */
   readonly input: unknown;
   /** From the `tool-execution-end` event or the `mh.tool` span; `error`/`ok` from the result. */
   readonly status: ToolCallStatus;
+  /** The result's text, unfenced. */
   readonly result: string;
+  /** The call's `mh.tool` span, when traced. */
   readonly spanId?: string;
   /** The run (index into `results`) the call belongs to, when known. */
   readonly run: number;
@@ -27,13 +32,17 @@ export interface ToolCallView {
 
 /** A compaction with the messages it removed or shortened, as they were before. */
 export interface CompactionView {
+  /** What the compaction did. */
   readonly record: CompactionRecord;
+  /** The folded or trimmed messages as they were before. */
   readonly originals: readonly Message[];
+  /** Its `mh.compaction` span, when it could be matched. */
   readonly spanId?: string;
 }
 
 /** What the rules read, computed once per session. */
 export interface SessionView {
+  /** What the rules were given. */
   readonly input: AttributionInput;
   /** The first failure: what the agent threw, or the error of the first run that ended badly. */
   readonly error: unknown;
@@ -41,11 +50,13 @@ export interface SessionView {
   readonly failedRun: RunResult | undefined;
   /** The guard that stopped the session (`timeout` when the runner's timeout did). */
   readonly guard: Guard | undefined;
+  /** Every tool call of the session, in order. */
   readonly calls: readonly ToolCallView[];
   /** Calls that ran and failed: `error`, `timeout` or `invalid-arguments`. */
   readonly toolErrors: readonly ToolCallView[];
   /** Compactions that changed the history (skipped ones left out). */
   readonly compactions: readonly CompactionView[];
+  /** The session's finished spans. */
   readonly spans: readonly SpanRecord[];
 }
 

@@ -38,7 +38,9 @@ export interface CaseSide extends RateSummary {
 export interface CaseChange {
   /** The case's name. */
   readonly case: string;
+  /** The baseline's counts. */
   readonly baseline: CaseSide;
+  /** This run's counts. */
   readonly current: CaseSide;
   /** current rate − baseline rate. */
   readonly delta: number;
@@ -54,8 +56,11 @@ export interface CaseChange {
 export interface PooledChange {
   /** `suite`, or `tag:<name>`. */
   readonly scope: string;
+  /** The baseline's pooled rate. */
   readonly baseline: RateSummary;
+  /** This run's pooled rate. */
   readonly current: RateSummary;
+  /** 95% Newcombe interval of current − baseline; undefined when a side has no runs. */
   readonly difference: Interval | undefined;
   /** The difference interval lies below zero. */
   readonly regressed: boolean;
@@ -65,7 +70,9 @@ export interface PooledChange {
 
 /** A before/after pair of a number, with the relative change. */
 export interface MetricChange {
+  /** The baseline's value. */
   readonly baseline: number | undefined;
+  /** This run's value. */
   readonly current: number | undefined;
   /** current / baseline − 1; undefined when either is unknown or the baseline is 0. */
   readonly change: number | undefined;
