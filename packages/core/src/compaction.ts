@@ -14,7 +14,13 @@ import { trimMessage } from './trim.js';
 import { type Usage, ZERO_USAGE } from './usage.js';
 
 /** Identifiers carried verbatim into a summary or drop note take at most this share of the window. */
-const CARRIED_IDENTIFIERS_SHARE = 0.1;
+const CARRIED_IDENTIFIERS_SHARE = 0.2;
+/**
+ * Trimming alone is accepted only when it gets this share of the window below the threshold:
+ * a trim that leaves the context just under it would trim again a few turns later, rewriting
+ * the history (and breaking the prompt cache) each time; a summary resets it further.
+ */
+const TRIM_HEADROOM_SHARE = 0.1;
 /** Tool results are cut to this many tokens when a failed summary falls back to trimming. */
 const HARD_TRIM_TOKENS = 64;
 
@@ -127,7 +133,8 @@ export class Compactor {
     const trimmedHistory = [...trimmed.messages, ...tail];
     const afterTrim = meter.estimate(requestOf(trimmedHistory, context));
     const reasonOver = `context ${size} tokens reached the threshold ${settings.thresholdTokens}`;
-    if (trimmed.changed.length > 0 && afterTrim < settings.thresholdTokens) {
+    const headroom = Math.floor(settings.contextWindow * TRIM_HEADROOM_SHARE);
+    if (trimmed.changed.length > 0 && afterTrim < settings.thresholdTokens - headroom) {
       return this.#done(trimmedHistory, [
         this.#event(base, 'trim', `${reasonOver}; trimmed ${trimmed.changed.length} tool results`, {
           after: afterTrim,
@@ -242,7 +249,6 @@ export class Compactor {
       };
       return { events: [...events.slice(0, -1), { type: 'compaction', record, originals: [] }] };
     }
-    this.#deps.meter.invalidate();
     return { history, events };
   }
 

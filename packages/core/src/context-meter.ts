@@ -10,9 +10,9 @@ const MAX_CALIBRATION = 4;
 export interface ContextSize {
   /** Tokens of the whole prompt (system, tools, messages). */
   readonly tokens: number;
-  /** Of those, tokens counted by the provider for an earlier request this one extends (0: none). */
+  /** Of those, tokens counted by the provider for the earlier request this one is anchored on (0: none). */
   readonly measuredTokens: number;
-  /** The calibration factor applied to the estimated part (real ÷ estimated so far; 1 at first). */
+  /** The factor applied to estimated tokens (real ÷ estimated growth so far; 1 at first). */
   readonly calibration: number;
 }
 
@@ -24,40 +24,44 @@ export interface ContextMeterState {
   readonly estimatedTokens: number;
 }
 
+interface Baseline {
+  readonly tokens: number;
+  readonly estimated: number;
+  /** The messages of the measured request (by identity: a rewritten message is a new object). */
+  readonly messages: readonly Message[];
+  readonly system?: string;
+  readonly toolsKey: string;
+}
+
 /**
- * Judges the context size from real usage: the provider's prompt-token count for the last request
- * (uncached input + cache reads + cache writes), plus an estimate of what was appended since,
- * scaled by the running ratio of real to estimated tokens. When the history changed other than by
- * appending (a compaction, a rewind), the whole request is estimated and scaled. One meter follows
- * one conversation across runs.
+ * Judges the context size from real usage. Every size is anchored on the provider's prompt-token
+ * count for the last request (uncached input + cache reads + cache writes): the new request's
+ * size is that count plus the estimated difference between the two requests, scaled by the
+ * calibration. Anchoring cancels what the estimator cannot see but every request carries (the
+ * vendor's hidden tool-use prompt, framing), so it holds after a compaction too, when the
+ * difference is negative. The calibration is the ratio of real to estimated *growth* between
+ * consecutive measured requests — again free of those fixed overheads. Without a comparable
+ * measurement (a first request, another system prompt or tool set) the whole request is
+ * estimated and scaled by the plain real-to-estimated ratio. One meter follows one conversation
+ * across runs.
  */
 export class ContextMeter {
   #realSum = 0;
   #estimatedSum = 0;
-  #baseline:
-    | { tokens: number; ids: readonly string[]; system?: string; toolsKey: string }
-    | undefined;
+  #growthReal = 0;
+  #growthEstimated = 0;
+  #baseline: Baseline | undefined;
 
-  /** Real ÷ estimated tokens over the requests measured so far, within [1/4, 4]; 1 before any. */
+  /** Real ÷ estimated growth between consecutive measured requests, within [1/4, 4]; 1 before any. */
   get calibration(): number {
-    if (this.#realSum <= 0 || this.#estimatedSum <= 0) return 1;
-    const ratio = this.#realSum / this.#estimatedSum;
-    return Math.min(MAX_CALIBRATION, Math.max(1 / MAX_CALIBRATION, ratio));
+    return clampRatio(this.#growthReal, this.#growthEstimated);
   }
 
   /** Records the real usage of `request`; a call that reported no prompt tokens is ignored. */
   observe(request: ModelRequest, usage: Usage): void {
     const real = promptTokens(usage);
     if (!(real > 0)) return;
-    const estimated = estimateRequestTokens(request);
-    this.#realSum += real;
-    this.#estimatedSum += estimated;
-    this.#baseline = {
-      tokens: real,
-      ids: request.messages.map((message) => message.id),
-      system: request.system,
-      toolsKey: toolsKey(request),
-    };
+    this.#record(real, estimateRequestTokens(request), request);
   }
 
   /**
@@ -68,25 +72,33 @@ export class ContextMeter {
   restore(states: readonly ContextMeterState[], request: ModelRequest | undefined): void {
     this.#realSum = 0;
     this.#estimatedSum = 0;
+    this.#growthReal = 0;
+    this.#growthEstimated = 0;
     this.#baseline = undefined;
+    let previous: ContextMeterState | undefined;
     for (const state of states) {
-      if (state.promptTokens > 0 && state.estimatedTokens > 0) {
-        this.#realSum += state.promptTokens;
-        this.#estimatedSum += state.estimatedTokens;
-      }
+      if (!(state.promptTokens > 0 && state.estimatedTokens > 0)) continue;
+      this.#realSum += state.promptTokens;
+      this.#estimatedSum += state.estimatedTokens;
+      if (previous)
+        this.#addGrowth(
+          state.promptTokens - previous.promptTokens,
+          state.estimatedTokens - previous.estimatedTokens,
+        );
+      previous = state;
     }
-    const last = states.at(-1);
-    if (last && request && last.promptTokens > 0) {
+    if (previous && request) {
       this.#baseline = {
-        tokens: last.promptTokens,
-        ids: request.messages.map((message) => message.id),
+        tokens: previous.promptTokens,
+        estimated: previous.estimatedTokens,
+        messages: request.messages.slice(),
         system: request.system,
         toolsKey: toolsKey(request),
       };
     }
   }
 
-  /** Forgets the last measurement (the history was rewritten); the calibration stays. */
+  /** Forgets the anchoring measurement (another conversation); the calibration stays. */
   invalidate(): void {
     this.#baseline = undefined;
   }
@@ -95,50 +107,85 @@ export class ContextMeter {
   measure(request: ModelRequest): ContextSize {
     const calibration = this.calibration;
     const base = this.#baseline;
-    if (
-      base &&
-      base.system === request.system &&
-      base.toolsKey === toolsKey(request) &&
-      isIdPrefix(base.ids, request.messages)
-    ) {
-      let added = 0;
-      for (let index = base.ids.length; index < request.messages.length; index++) {
-        added += estimateMessageTokens(request.messages[index] as Message);
-      }
+    if (base && base.system === request.system && base.toolsKey === toolsKey(request)) {
+      const delta = isPrefix(base.messages, request.messages)
+        ? estimateFrom(request.messages, base.messages.length)
+        : estimateRequestTokens(request) - base.estimated;
       return {
-        tokens: base.tokens + Math.ceil(added * calibration),
+        tokens: Math.max(0, base.tokens + Math.ceil(delta * calibration)),
         measuredTokens: base.tokens,
         calibration,
       };
     }
     return {
-      tokens: Math.ceil(estimateRequestTokens(request) * calibration),
+      tokens: Math.ceil(
+        estimateRequestTokens(request) * clampRatio(this.#realSum, this.#estimatedSum),
+      ),
       measuredTokens: 0,
       calibration,
     };
   }
 
-  /** The size of a request whose history was rewritten (no measured prefix): estimate × calibration. */
+  /** The size of a request whose history was rewritten (a compaction's candidate). */
   estimate(request: ModelRequest): number {
-    return Math.ceil(estimateRequestTokens(request) * this.calibration);
+    return this.measure(request).tokens;
   }
 
   /** Estimated tokens of some messages, scaled by the calibration. */
   estimateMessages(messages: readonly Message[]): number {
-    let sum = 0;
-    for (const message of messages) sum += estimateMessageTokens(message);
-    return Math.ceil(sum * this.calibration);
+    return Math.ceil(estimateFrom(messages, 0) * this.calibration);
   }
+
+  #record(real: number, estimated: number, request: ModelRequest): void {
+    const base = this.#baseline;
+    if (
+      base &&
+      base.system === request.system &&
+      base.toolsKey === toolsKey(request) &&
+      isPrefix(base.messages, request.messages)
+    ) {
+      this.#addGrowth(real - base.tokens, estimated - base.estimated);
+    }
+    this.#realSum += real;
+    this.#estimatedSum += estimated;
+    this.#baseline = {
+      tokens: real,
+      estimated,
+      messages: request.messages.slice(),
+      system: request.system,
+      toolsKey: toolsKey(request),
+    };
+  }
+
+  #addGrowth(real: number, estimated: number): void {
+    // Only growth both sides agree on calibrates (a retry or a rewrite can shrink either).
+    if (real > 0 && estimated > 0) {
+      this.#growthReal += real;
+      this.#growthEstimated += estimated;
+    }
+  }
+}
+
+function clampRatio(real: number, estimated: number): number {
+  if (real <= 0 || estimated <= 0) return 1;
+  return Math.min(MAX_CALIBRATION, Math.max(1 / MAX_CALIBRATION, real / estimated));
+}
+
+function estimateFrom(messages: readonly Message[], from: number): number {
+  let sum = 0;
+  for (let index = from; index < messages.length; index++)
+    sum += estimateMessageTokens(messages[index] as Message);
+  return sum;
 }
 
 function toolsKey(request: ModelRequest): string {
   return request.tools.map((tool) => tool.name).join('\u0000');
 }
 
-function isIdPrefix(ids: readonly string[], messages: readonly Message[]): boolean {
-  if (ids.length > messages.length) return false;
-  for (let index = 0; index < ids.length; index++) {
-    if (messages[index]?.id !== ids[index]) return false;
+function isPrefix(prefix: readonly Message[], messages: readonly Message[]): boolean {
+  if (prefix.length > messages.length) return false;
+  for (let index = 0; index < prefix.length; index++) {
+    if (messages[index] !== prefix[index]) return false;
   }
   return true;
 }
