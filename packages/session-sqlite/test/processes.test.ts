@@ -6,7 +6,8 @@ import { validateHistory } from '@mh/core';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/index.js';
 import { expectedStates, observed, parseLog } from './crash-model.js';
-import { checkFile } from './inspect-file.js';
+import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
+import { checkFile, rowCounts } from './inspect-file.js';
 import { buildPackage, go, startChild } from './process-harness.js';
 import { tempDir } from './turns.js';
 
@@ -64,6 +65,25 @@ describe('SqliteSessionStore across processes', () => {
       expect(wonFrom.has(conflict.expected)).toBe(true);
     }
   });
+
+  it('gives 8 workers racing on 20 sessions for 1000 commits one winner per race, no lost update', async () => {
+    const plan = { spec: path, workers: 8, sessions: 20, commits: 125, dir: folder.dir };
+    const { children, logs } = await startFleet(plan, () => openSqliteStore(path));
+    expect(await Promise.all(children.map((child) => child.exited))).toEqual(
+      Array.from({ length: 8 }, () => 0),
+    );
+    const store = await openSqliteStore(path);
+    const counts = await verifyFleet(
+      plan,
+      readOutcomes(logs),
+      store,
+      rowCounts(path).checkpoints ?? -1,
+    );
+    await store.close();
+    expect(counts.ok).toBe(1000);
+    expect(counts.conflict).toBeGreaterThan(0);
+    expect(checkFile(path)).toEqual({ integrity: 'ok', foreignKeyViolations: 0 });
+  }, 300_000);
 
   it('takes 100 sessions written concurrently by 4 processes into one new file', async () => {
     const writers = ['w0', 'w1', 'w2', 'w3'].map((writer) =>

@@ -2,9 +2,13 @@
 import { openSqliteStore } from '@mh/session-sqlite';
 import { openPostgresStore } from '@mh/session-sqlite/postgres';
 
-/** Opens `spec` with `options` (onQuery, …); PostgreSQL pools stay small: many children share one server. */
+/**
+ * Opens `spec` with `options` (onQuery, …). PostgreSQL pools stay small: many children share one
+ * server. SQLite waits long for the write lock: the tests are about concurrent writers, not about
+ * how loaded the machine is.
+ */
 export function openStore(spec, options = {}) {
   return spec.startsWith('postgres')
     ? openPostgresStore({ connectionString: spec, poolSize: 2, ...options })
-    : openSqliteStore(spec, options);
+    : openSqliteStore(spec, { busyTimeoutMs: 30_000, ...options });
 }

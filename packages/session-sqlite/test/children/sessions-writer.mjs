@@ -6,7 +6,8 @@ import { promptTurn, waitForGo } from './messages.mjs';
 const [path, writer, sessionsText, turnsText] = process.argv.slice(2);
 process.stdout.write('ready\n');
 await waitForGo();
-const store = await openSqliteStore(path);
+// A generous busy timeout: the test is about concurrent writers, not about a loaded machine.
+const store = await openSqliteStore(path, { busyTimeoutMs: 30_000 });
 const heads = new Map();
 for (let n = 0; n < Number(sessionsText); n++) {
   const { id } = await store.createSession({ id: `${writer}-${n}`, title: `session ${n}` });

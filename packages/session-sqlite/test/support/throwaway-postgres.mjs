@@ -24,10 +24,14 @@ import pg from 'pg';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** The folder holding initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
+/**
+ * The folder holding initdb and pg_ctl, or undefined when PostgreSQL is not installed. When
+ * `MH_PG_BIN` is set, only that folder counts (set it to a folder without PostgreSQL to see
+ * what a machine without it does).
+ */
 export function findPostgresBin() {
   const fromEnv = process.env.MH_PG_BIN;
-  if (fromEnv && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
+  if (fromEnv !== undefined) return existsSync(join(fromEnv, 'initdb')) ? fromEnv : undefined;
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
     const versions = readdirSync(debian)
