@@ -1,13 +1,19 @@
 import { join } from 'node:path';
 import { ConfigError } from '@mh/core';
-import { HELP, parseSuiteArgs } from './cli/args.js';
+import { HELP, invocationDir, parseSuiteArgs } from './cli/args.js';
 import { runSuite } from './run/run-suite.js';
 
-/** Runs `run-real` with `argv`; resolves to the exit code (0 done, 2 bad usage, 1 failure). */
-export async function main(argv: readonly string[]): Promise<number> {
+/**
+ * Runs `run-real` with `argv`; resolves to the exit code (0 done, 2 bad usage, 1 failure).
+ * Relative paths in `argv` are taken from `cwd` (default: the folder the user started from).
+ */
+export async function main(
+  argv: readonly string[],
+  cwd: string = invocationDir(),
+): Promise<number> {
   let command: ReturnType<typeof parseSuiteArgs>;
   try {
-    command = parseSuiteArgs(argv);
+    command = parseSuiteArgs(argv, cwd);
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     process.stderr.write(`run-real: ${error.message}\n(see --help)\n`);

@@ -1,10 +1,11 @@
+import { join, resolve } from 'node:path';
 import { ConfigError } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { SUITE_SEED } from '../workspace/build-model.js';
-import { DRY_RUN_MODEL, parseSuiteArgs, type SuiteOptions } from './args.js';
+import { DRY_RUN_MODEL, invocationDir, parseSuiteArgs, type SuiteOptions } from './args.js';
 
-function options(argv: string[]): SuiteOptions {
-  const command = parseSuiteArgs(argv);
+function options(argv: string[], cwd?: string): SuiteOptions {
+  const command = parseSuiteArgs(argv, cwd);
   if (command.kind !== 'run') throw new Error('expected a run');
   return command.options;
 }
@@ -59,8 +60,29 @@ describe('parseSuiteArgs', () => {
       cache: false,
       compaction: false,
       injectionDefense: false,
-      systemFile: 'p.txt',
+      systemFile: resolve('p.txt'),
     });
+  });
+
+  it('resolves --out, --system-file and --baseline against the folder run-real was started from', () => {
+    // `pnpm --filter evals run-real` runs in evals/; the user's relative paths mean their folder.
+    const from = resolve('/home/someone/project');
+    expect(
+      options(
+        ['--dry-run', '--out', 'runs/a', '--system-file', 'p.txt', '--baseline', '/abs/b.json'],
+        from,
+      ),
+    ).toMatchObject({
+      out: join(from, 'runs', 'a'),
+      systemFile: join(from, 'p.txt'),
+      baseline: resolve('/abs/b.json'),
+    });
+  });
+
+  it('takes the folder pnpm was started from (INIT_CWD), else the working directory', () => {
+    expect(invocationDir({ INIT_CWD: resolve('/home/someone') })).toBe(resolve('/home/someone'));
+    expect(invocationDir({})).toBe(process.cwd());
+    expect(invocationDir({ INIT_CWD: 'relative/dir' })).toBe(process.cwd());
   });
 
   it('gives a dry run a model to price by', () => {

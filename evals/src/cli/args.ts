@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@mh/core';
 import { SUITE_SEED } from '../workspace/build-model.js';
@@ -102,10 +103,21 @@ function price(value: string | undefined, flag: string): number | undefined {
 }
 
 /**
- * Parses the arguments of `run-real`. Throws `ConfigError` naming the flag for anything wrong,
- * including an unknown flag; a real run needs `--model`.
+ * The folder `run-real` was started from: `INIT_CWD`, which pnpm and npm set to the folder the
+ * user typed the command in (`pnpm --filter evals run-real` itself runs in evals/), else the
+ * working directory.
  */
-export function parseSuiteArgs(argv: readonly string[]): Command {
+export function invocationDir(env: NodeJS.ProcessEnv = process.env): string {
+  const init = env.INIT_CWD;
+  return init !== undefined && isAbsolute(init) ? init : process.cwd();
+}
+
+/**
+ * Parses the arguments of `run-real`. Throws `ConfigError` naming the flag for anything wrong,
+ * including an unknown flag; a real run needs `--model`. Relative paths (`--out`,
+ * `--system-file`, `--baseline`) are resolved against `cwd`, the folder the user started from.
+ */
+export function parseSuiteArgs(argv: readonly string[], cwd: string = process.cwd()): Command {
   let values: {
     [K in keyof typeof SPEC]?: (typeof SPEC)[K]['type'] extends 'boolean' ? boolean : string;
   };
@@ -147,6 +159,7 @@ export function parseSuiteArgs(argv: readonly string[]): Command {
     ['--baseline', values.baseline],
   ] as const)
     if (value !== undefined && value.trim() === '') throw new ConfigError(flag, 'expected a path');
+  const path = (value: string): string => resolve(cwd, value);
   return {
     kind: 'run',
     options: {
@@ -160,15 +173,15 @@ export function parseSuiteArgs(argv: readonly string[]): Command {
       cache,
       compaction: values['no-compaction'] !== true,
       injectionDefense: values['no-injection-defense'] !== true,
-      ...(values['system-file'] === undefined ? {} : { systemFile: values['system-file'] }),
+      ...(values['system-file'] === undefined ? {} : { systemFile: path(values['system-file']) }),
       prices: {
         input: price(values['price-in'], '--price-in'),
         output: price(values['price-out'], '--price-out'),
         cacheRead: price(values['price-cache-read'], '--price-cache-read'),
         cacheWrite: price(values['price-cache-write'], '--price-cache-write'),
       },
-      ...(values.out === undefined ? {} : { out: values.out }),
-      ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
+      ...(values.out === undefined ? {} : { out: path(values.out) }),
+      ...(values.baseline === undefined ? {} : { baseline: path(values.baseline) }),
       seed: integer(values.seed, '--seed', SUITE_SEED, 0, 2 ** 32 - 1),
       sessionTimeoutMs:
         integer(values['session-timeout'], '--session-timeout', 600, 1, 86_400) * 1_000,
@@ -203,4 +216,6 @@ scripted oracle, offline) and writes summary.md, report.json and every run with 
   --seed N                  workspace seed (default ${SUITE_SEED}; baselines need the same seed)
   --session-timeout S       wall-clock limit of one session, seconds (default 600)
   -h, --help                this text
+
+Relative paths are taken from the folder the command was typed in, not from evals/.
 `;
