@@ -184,5 +184,6 @@ export {
   injectionDefenseRule,
   newBoundary,
   unfenceUntrusted,
+  withoutBoundary,
 } from './untrusted-data.js';
 export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
