@@ -11,6 +11,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   type ToolUseBlock,
+  withoutBoundary,
 } from '@mh/core';
 
 /** Outcomes whose content a tool produced; the others are the executor's own messages. */
@@ -26,7 +27,8 @@ export interface SpotlightingExecutorOptions {
 
 /**
  * The result with its text fenced as untrusted data (`fenceUntrusted`). A text-only result becomes
- * one fenced text block; a result with images keeps them between an opening and a closing block.
+ * one fenced text block; a result with images keeps them between an opening and a closing block
+ * (adjacent text blocks merged), and its text still unfences to the original text.
  */
 export function fenceToolResult(
   result: ToolResultBlock,
@@ -40,10 +42,24 @@ export function fenceToolResult(
       .join('\n');
     return { ...result, content: [{ type: 'text', text: fenceUntrusted(text, boundary, source) }] };
   }
-  // An empty fence is the header and opening line, a blank line, then the closing line.
-  const [open = '', close = ''] = fenceUntrusted('', boundary, source).split('\n\n');
-  const content = result.content.map((block) =>
-    block.type === 'text' ? { ...block, text: block.text.split(boundary).join('') } : block,
+  // An empty fence is the header and opening line, a blank line, then the closing line. The
+  // opening keeps its newline and the closing its own, so the result's text (toolResultText, which
+  // joins blocks as they are) is a whole fence that unfenceUntrusted reads back.
+  const empty = fenceUntrusted('', boundary, source);
+  const split = empty.indexOf('\n\n');
+  const open = empty.slice(0, split + 1);
+  const close = empty.slice(split + 1);
+  // Adjacent text blocks are read joined (by the model too): they are merged before the boundary
+  // is removed, so no boundary can be formed where one block ends and the next begins.
+  const merged: ToolResultBlock['content'][number][] = [];
+  for (const block of result.content) {
+    const last = merged.at(-1);
+    if (block.type === 'text' && last?.type === 'text')
+      merged[merged.length - 1] = { ...last, text: last.text + block.text };
+    else merged.push(block);
+  }
+  const content = merged.map((block) =>
+    block.type === 'text' ? { ...block, text: withoutBoundary(block.text, boundary) } : block,
   );
   return {
     ...result,
