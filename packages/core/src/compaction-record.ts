@@ -7,7 +7,8 @@ import type { Usage } from './usage.js';
  * - `summary`: an old segment was replaced by a summary message;
  * - `drop`: the oldest turns were dropped (the summary failed and trimming was not enough);
  * - `skipped`: nothing changed (a summary not smaller than its source, an old segment too small
- *   to be worth it, the newest message alone over the threshold). A skipped compaction may still
+ *   to be worth it, the newest message alone over the threshold, a summary call the run's
+ *   cancellation or timeout cut short). A skipped compaction may still
  *   have cost a summary call; its `usage` and `costUsd` say so.
  */
 export type CompactionStage = 'trim' | 'summary' | 'drop' | 'skipped';

@@ -7,6 +7,7 @@ import { extractIdentifiers } from './identifiers.js';
 import { type Message, newMessageId } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelRequest, ToolSpec } from './provider.js';
+import { ABORTED } from './run-signal.js';
 import type { Summarizer } from './summarizer.js';
 import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
 import { estimateTokens } from './tokens.js';
@@ -31,6 +32,10 @@ export interface CompactionContext {
   readonly model: string;
   readonly system?: string;
   readonly tools: readonly ToolSpec[];
+  /**
+   * The run's signal: when it aborts, a summary call still running is abandoned (even one that
+   * ignores the signal) and the compaction leaves the history as it was.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -57,9 +62,10 @@ export interface CompactorDeps {
  * if that is not enough, stage 2 replaces the old segment with a summary and keeps a recent tail
  * verbatim. A summary that fails, is empty or is not smaller than its source is recorded as
  * `skipped` (with its cost) and the compaction degrades to harder trimming, then to dropping the
- * old segment behind a note that keeps its identifiers. The cut never separates a tool call from
- * its result. Old segments under 5% of the window are never compacted, and that case is
- * recorded once, not on every turn.
+ * old segment behind a note that keeps its identifiers. A summary call cut short by the run's
+ * signal is no failure: nothing changes (recorded as `skipped`). The cut never separates a tool
+ * call from its result. Old segments under 5% of the window are never compacted, and that case
+ * is recorded once, not on every turn.
  */
 export class Compactor {
   readonly #settings: ResolvedCompaction;
@@ -147,6 +153,20 @@ export class Compactor {
     // Stage 2: summarise the (trimmed) old segment.
     const events: CompactionEvent[] = [];
     const attempt = await this.#summarize(trimmed.messages, context);
+    if (attempt.cancelled) {
+      // A cancelled call is no failed summary: rewriting the history now would be lost work
+      // the user never asked for. The call may still have been paid for.
+      return {
+        events: [
+          this.#event(
+            base,
+            'skipped',
+            `${reasonOver}; the run was cancelled during the summary call: history left as it was`,
+            { after: size, usage: attempt.usage, costUsd: attempt.costUsd },
+          ),
+        ],
+      };
+    }
     const sourceTokens = meter.estimateMessages(trimmed.messages);
     if (attempt.message) {
       const summaryTokens = meter.estimateMessages([attempt.message]);
@@ -261,19 +281,27 @@ export class Compactor {
     costUsd: number;
     failure: string;
     omitted?: number;
+    cancelled?: boolean;
   }> {
     const { summarizer, instructions, pricing } = this.#deps;
-    let summary: Awaited<ReturnType<Summarizer['summarize']>>;
+    const { signal } = context;
+    if (signal?.aborted) return { usage: ZERO_USAGE, costUsd: 0, failure: '', cancelled: true };
+    let summary: Awaited<ReturnType<Summarizer['summarize']>> | typeof ABORTED;
     try {
-      summary = await summarizer.summarize({ messages, instructions, signal: context.signal });
+      summary = await untilAborted(
+        Promise.resolve(summarizer.summarize({ messages, instructions, signal })),
+        signal,
+      );
     } catch (error) {
       const usage = usageOfFailure(error);
       return {
         usage,
         costUsd: pricing.cost(context.model, usage) ?? 0,
         failure: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
+        cancelled: signal?.aborted === true,
       };
     }
+    if (summary === ABORTED) return { usage: ZERO_USAGE, costUsd: 0, failure: '', cancelled: true };
     const usage = summary.usage ?? ZERO_USAGE;
     const costUsd = pricing.cost(summary.model ?? context.model, usage) ?? 0;
     const text = typeof summary.text === 'string' ? summary.text.trim() : '';
@@ -393,6 +421,32 @@ function trimAll(
     return trimmed;
   });
   return { messages: out, changed };
+}
+
+/**
+ * Settles like `promise`, or with `ABORTED` as soon as `signal` aborts: a summariser that ignores
+ * its signal must not hold a cancelled or timed-out run. The listener is removed either way, so
+ * a long run's many compactions do not pile listeners onto one signal.
+ */
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | typeof ABORTED> {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Tokens a failed summary call still used, when its error says (a ProviderError with usage). */
