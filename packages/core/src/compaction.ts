@@ -7,8 +7,8 @@ import { extractIdentifiers } from './identifiers.js';
 import { type Message, newMessageId } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelRequest, ToolSpec } from './provider.js';
-import { ABORTED } from './run-signal.js';
 import type { Summarizer } from './summarizer.js';
+import { callSummarizer } from './summary-call.js';
 import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
 import { estimateTokens } from './tokens.js';
 import { trimMessage } from './trim.js';
@@ -284,29 +284,15 @@ export class Compactor {
     cancelled?: boolean;
   }> {
     const { summarizer, instructions, pricing } = this.#deps;
-    const { signal } = context;
-    if (signal?.aborted) return { usage: ZERO_USAGE, costUsd: 0, failure: '', cancelled: true };
-    let summary: Awaited<ReturnType<Summarizer['summarize']>> | typeof ABORTED;
-    try {
-      summary = await untilAborted(
-        Promise.resolve(summarizer.summarize({ messages, instructions, signal })),
-        signal,
-      );
-    } catch (error) {
-      const usage = usageOfFailure(error);
-      return {
-        usage,
-        costUsd: pricing.cost(context.model, usage) ?? 0,
-        failure: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
-        cancelled: signal?.aborted === true,
-      };
-    }
-    if (summary === ABORTED) return { usage: ZERO_USAGE, costUsd: 0, failure: '', cancelled: true };
-    const usage = summary.usage ?? ZERO_USAGE;
-    const costUsd = pricing.cost(summary.model ?? context.model, usage) ?? 0;
-    const text = typeof summary.text === 'string' ? summary.text.trim() : '';
-    if (text === '') return { usage, costUsd, failure: 'the summary was empty' };
-    if (!/\p{L}{2}/u.test(text)) return { usage, costUsd, failure: 'the summary held no words' };
+    const call = await callSummarizer(
+      summarizer,
+      { messages, instructions, signal: context.signal },
+      context.model,
+      pricing,
+    );
+    const { usage, costUsd, failure, cancelled } = call;
+    if (call.text === undefined) return { usage, costUsd, failure, cancelled };
+    const text = call.text;
     const missing = extractIdentifiers(renderTranscript(messages)).filter(
       (id) => !text.includes(id),
     );
@@ -421,36 +407,4 @@ function trimAll(
     return trimmed;
   });
   return { messages: out, changed };
-}
-
-/**
- * Settles like `promise`, or with `ABORTED` as soon as `signal` aborts: a summariser that ignores
- * its signal must not hold a cancelled or timed-out run. The listener is removed either way, so
- * a long run's many compactions do not pile listeners onto one signal.
- */
-function untilAborted<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T | typeof ABORTED> {
-  if (!signal) return promise;
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Tokens a failed summary call still used, when its error says (a ProviderError with usage). */
-function usageOfFailure(error: unknown): Usage {
-  const usage = (error as { usage?: Usage } | null)?.usage;
-  return usage && typeof usage.inputTokens === 'number' ? usage : ZERO_USAGE;
 }
