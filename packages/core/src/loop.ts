@@ -76,8 +76,9 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
   const history: Message[] = initial.history;
   const repairs: HistoryRepair[] = [...initial.repairs];
   const compactions: CompactionRecord[] = [];
-  // The messages this run added (its prompt first), to find them again after a compaction.
-  const added = new Set<Message>(history.slice(Math.max(0, history.length - 1)));
+  // Ids of the messages this run added (its prompt first), to find them again after a compaction
+  // (a trimmed message keeps its id; a summary counts only when it folded one of them).
+  const added = new Set<string>(history.slice(-1).map((message) => message.id));
   const checker = new HistoryChecker();
   const repeats = new RepeatedCallCounter();
   let usage: Usage = ZERO_USAGE;
@@ -151,8 +152,10 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             costUsd += step.costUsd;
             compactions.push(...step.records);
             if (step.history) {
-              for (const message of step.history)
-                if (!history.includes(message)) added.add(message);
+              for (const record of step.records) {
+                if (record.summaryMessageId && record.foldedMessageIds.some((id) => added.has(id)))
+                  added.add(record.summaryMessageId);
+              }
               history.splice(0, history.length, ...step.history);
             }
             await options.hooks?.compacted?.(step.events, history);
@@ -218,7 +221,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         // An empty assistant message is not appended: providers reject empty content.
         if (assistant.content.length > 0) {
           history.push(assistant);
-          added.add(assistant);
+          added.add(assistant.id);
         }
         lastText = messageText(assistant);
         const calls = toolUsesOf(assistant);
@@ -239,7 +242,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           if (batch.results.length > 0) {
             const results: Message = { id: newMessageId(), role: 'user', content: batch.results };
             history.push(results);
-            added.add(results);
+            added.add(results.id);
           }
           if (run.aborted) {
             stop = abortStop();
@@ -305,6 +308,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     repairs.push(...finalRepairs);
     yield { type: 'history-repair', repairs: finalRepairs };
   }
+  const firstAdded = history.findIndex((message) => added.has(message.id));
   const result: RunResult = {
     runId,
     status,
@@ -317,12 +321,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     costUsd,
     durationMs: clock.now() - startedAt,
     messages: history,
-    newMessages: history.slice(
-      Math.max(
-        0,
-        history.findIndex((message) => added.has(message)),
-      ),
-    ),
+    newMessages: firstAdded === -1 ? [] : history.slice(firstAdded),
     repairs,
     compactions,
   };

@@ -35,7 +35,11 @@ export interface RunResult {
   readonly durationMs: number;
   /** The whole history after the run; always satisfies the pairing invariant. */
   readonly messages: readonly Message[];
-  /** The messages this run added (a suffix of `messages`, unless repairs changed older ones). */
+  /**
+   * The messages this run added (a suffix of `messages`, unless repairs changed older ones). A
+   * compaction's summary (or drop note) is part of it only when it folded messages of this run;
+   * earlier runs' messages are not, even when this run trimmed or summarised them.
+   */
   readonly newMessages: readonly Message[];
   /** Repairs made to the history during the run (input repair, cancellation). */
   readonly repairs: readonly HistoryRepair[];
