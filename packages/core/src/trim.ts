@@ -1,6 +1,7 @@
 import { extractIdentifiers } from './identifiers.js';
 import type { ContentBlock, Message, ToolResultBlock } from './messages.js';
 import { estimateBlockTokens, estimateTokens } from './tokens.js';
+import { isFenceEdge, splitFence } from './untrusted-data.js';
 
 /** Identifiers listed in one trim marker, at most. */
 const MAX_MARKER_IDENTIFIERS = 60;
@@ -13,9 +14,19 @@ export const TRIM_MARKER_PREFIX = '[… compaction trimmed';
 /**
  * Shortens `text` to about `keepTokens` tokens: two thirds head, one third tail, and between them
  * a marker naming how much was cut and every identifier the cut part held, so exact ids survive.
- * Text already within budget is returned as is.
+ * Text already within budget is returned as is. A tool result fenced as untrusted data
+ * (`fenceUntrusted`) keeps its fence lines whole and is cut inside them, marker included: a cut
+ * through a fence line would leave the rest of the data outside any fence.
  */
 export function trimText(text: string, keepTokens: number): string {
+  if (estimateTokens(text) <= keepTokens) return text;
+  const fence = splitFence(text);
+  if (!fence) return cutText(text, keepTokens);
+  const data = cutText(fence.data, keepTokens - estimateTokens(fence.open + fence.close));
+  return data === fence.data ? text : fence.open + data + fence.close;
+}
+
+function cutText(text: string, keepTokens: number): string {
   if (estimateTokens(text) <= keepTokens) return text;
   const keepChars = Math.max(CHARS_PER_TOKEN * 8, keepTokens * CHARS_PER_TOKEN);
   const headChars = Math.ceil((keepChars * 2) / 3);
@@ -29,7 +40,9 @@ export function trimText(text: string, keepTokens: number): string {
   const idNote =
     listed.length > 0 ? `; identifiers in the cut part: ${listed.join(', ')}${more}` : '';
   const marker = `\n${TRIM_MARKER_PREFIX} ${middle.length} characters of tool output${idNote}]\n`;
-  return head + marker + tail;
+  const trimmed = head + marker + tail;
+  // Short text over a tiny budget: the marker would outweigh what it replaces.
+  return trimmed.length < text.length ? trimmed : text;
 }
 
 /** A tool result with its text parts trimmed and its images replaced by a note; or undefined when already small. */
@@ -38,11 +51,14 @@ export function trimToolResult(
   keepTokens: number,
 ): ToolResultBlock | undefined {
   if (estimateBlockTokens(result) <= keepTokens) return undefined;
-  const textParts = result.content.filter((part) => part.type === 'text').length;
+  // The opening and closing blocks of a fenced result with images stay whole (see trimText).
+  const edge = (part: ToolResultBlock['content'][number]): boolean =>
+    part.type === 'text' && isFenceEdge(part.text);
+  const textParts = result.content.filter((part) => part.type === 'text' && !edge(part)).length;
   const perPart = Math.max(16, Math.floor(keepTokens / Math.max(1, textParts)));
   let changed = false;
   const content = result.content.map((part): ToolResultBlock['content'][number] => {
-    if (part.type === 'text') {
+    if (part.type === 'text' && !edge(part)) {
       const text = trimText(part.text, perPart);
       if (text === part.text) return part;
       changed = true;

@@ -9,9 +9,13 @@ const BOUNDARY_PATTERN = /^[a-z][a-z-]{7,63}$/;
 /** Random letters in a generated boundary: 20 letters, about 94 bits. */
 const RANDOM_LETTERS = 20;
 
-/** Matches a fence made by `fenceUntrusted`, whatever its boundary. */
+/** Matches a fence made by `fenceUntrusted`, whatever its boundary: opening, data, closing. */
 const FENCE_PATTERN =
-  /^\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n([\s\S]*)\n\1>>>$/;
+  /^(\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n)([\s\S]*)(\n\2>>>)$/;
+
+/** The opening or the closing text block of a fenced tool result that holds images. */
+const FENCE_EDGE_PATTERN =
+  /^(\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<[a-z][a-z-]{7,63}\n|\n[a-z][a-z-]{7,63}>>>)$/;
 
 /**
  * A new random boundary token (`untrusted-` and 20 random letters). A file cannot close a fence
@@ -76,8 +80,34 @@ export function fenceUntrusted(text: string, boundary: string, source: string): 
  * not one. For code that reads tool results as data, such as offline models and graders.
  */
 export function unfenceUntrusted(text: string): string {
+  return splitFence(text)?.data ?? text;
+}
+
+/** A fence split into its parts; `open + data + close` is the fence. */
+export interface FenceParts {
+  /** The header line and the opening line, with its newline. */
+  readonly open: string;
+  /** The data. */
+  readonly data: string;
+  /** The newline and the closing line. */
+  readonly close: string;
+}
+
+/**
+ * The parts of a fence made by `fenceUntrusted` (any boundary), or undefined when `text` is not
+ * one. Internal to core: compaction trims the data and keeps the fence lines whole.
+ */
+export function splitFence(text: string): FenceParts | undefined {
   const match = FENCE_PATTERN.exec(text);
-  return match ? (match[2] ?? '') : text;
+  return match ? { open: match[1] ?? '', data: match[3] ?? '', close: match[4] ?? '' } : undefined;
+}
+
+/**
+ * Whether `text` is the opening or the closing block of a fenced result with images (the tools'
+ * `fenceToolResult`). Internal to core: compaction never trims them.
+ */
+export function isFenceEdge(text: string): boolean {
+  return FENCE_EDGE_PATTERN.test(text);
 }
 
 /**
