@@ -5,6 +5,7 @@ import { Report } from '@mh/eval';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSuiteArgs, type SuiteOptions } from '../src/cli/args.js';
 import { runSuite, type SuiteResult } from '../src/run/run-suite.js';
+import { generateWorkspace, workspaceDigest } from '../src/workspace/generate-workspace.js';
 
 function dryRunOptions(out: string, extra: string[] = []): SuiteOptions {
   const command = parseSuiteArgs(['--dry-run', '--repeats', '1', '--out', out, ...extra]);
@@ -51,6 +52,9 @@ describe('a dry run', () => {
   it('writes report.json, marked dry-run, loadable as a baseline', async () => {
     const report = await Report.load(join(result.out, 'report.json'));
     expect(report.meta.labels.mode).toBe('dry-run');
+    // A baseline is comparable only on the same files: a generator change under the same seed shows.
+    expect(report.meta.labels['workspace files']).toBe(workspaceDigest(generateWorkspace()));
+    expect(workspaceDigest(generateWorkspace(1))).not.toBe(workspaceDigest(generateWorkspace()));
     expect(report.runs).toHaveLength(16);
   });
 

@@ -21,6 +21,7 @@ import type { Task } from '../tasks/task.js';
 import {
   generateWorkspace,
   type Workspace,
+  workspaceDigest,
   writeWorkspace,
 } from '../workspace/generate-workspace.js';
 import { writeRunFiles } from './run-files.js';
@@ -124,6 +125,7 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
         `${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${options.repeats} repeat${options.repeats === 1 ? '' : 's'}, ${options.concurrency} at once`,
       ],
       ['workspace seed', String(options.seed)],
+      ['workspace files', workspaceDigest(workspace)],
       ['harness commit', harnessCommit()],
       ['prompt cache', options.cache ? 'on' : 'off (--no-cache)'],
       ['compaction', options.compaction ? 'on' : 'off (--no-compaction)'],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '@mh/core';
@@ -36,6 +37,17 @@ export function generateWorkspace(seed: number = SUITE_SEED): Workspace {
   };
   const files = new Map(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { seed, files, model };
+}
+
+/**
+ * What a report calls the files: their count and the first 12 hex digits of a SHA-256 over every
+ * path and text. Two runs are comparable only on the same files; the seed alone does not say so
+ * once the generator changes.
+ */
+export function workspaceDigest(workspace: Pick<Workspace, 'files'>): string {
+  const hash = createHash('sha256');
+  for (const [path, text] of workspace.files) hash.update(`${path}\0${text}\0`);
+  return `${workspace.files.size} files, sha256 ${hash.digest('hex').slice(0, 12)}`;
 }
 
 /** The text of `path` in `workspace`; throws `ConfigError` when there is no such file. */
