@@ -17,11 +17,12 @@ import { type Usage, ZERO_USAGE } from './usage.js';
 /** Identifiers carried verbatim into a summary or drop note take at most this share of the window. */
 const CARRIED_IDENTIFIERS_SHARE = 0.2;
 /**
- * Trimming alone is accepted only when it gets this share of the window below the threshold:
- * a trim that leaves the context just under it would trim again a few turns later, rewriting
- * the history (and breaking the prompt cache) each time; a summary resets it further.
+ * Trimming alone is accepted only when it gets this share of the threshold below it (a tenth of
+ * the window at the default threshold 0.8): a trim that leaves the context just under the
+ * threshold would trim again a few turns later, rewriting the history (and breaking the prompt
+ * cache) each time; a summary resets it further.
  */
-const TRIM_HEADROOM_SHARE = 0.1;
+const TRIM_HEADROOM_SHARE = 0.125;
 /** Tool results are cut to this many tokens when a failed summary falls back to trimming. */
 const HARD_TRIM_TOKENS = 64;
 
@@ -139,7 +140,7 @@ export class Compactor {
     const trimmedHistory = [...trimmed.messages, ...tail];
     const afterTrim = meter.estimate(requestOf(trimmedHistory, context));
     const reasonOver = `context ${size} tokens reached the threshold ${settings.thresholdTokens}`;
-    const headroom = Math.floor(settings.contextWindow * TRIM_HEADROOM_SHARE);
+    const headroom = Math.floor(settings.thresholdTokens * TRIM_HEADROOM_SHARE);
     if (trimmed.changed.length > 0 && afterTrim < settings.thresholdTokens - headroom) {
       return this.#done(trimmedHistory, [
         this.#event(base, 'trim', `${reasonOver}; trimmed ${trimmed.changed.length} tool results`, {

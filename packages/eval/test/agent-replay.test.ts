@@ -98,7 +98,7 @@ describe('replaying a whole agent run', () => {
     const { path } = await recordRun();
     const { drifts } = await replayRun(path, {
       compaction: {
-        contextWindow: 20_000,
+        contextWindow: 10_000,
         threshold: 0.1,
         keepRecentTokens: 500,
         trimToolResultTokens: 64,
