@@ -26,14 +26,14 @@ function longConversation(): Message[] {
   return history;
 }
 
-async function runWith(answer: unknown) {
+async function runWith(answer: unknown, history: Message[] = longConversation()) {
   const summarizer: Summarizer = { summarize: async () => answer as never };
   const { result } = await drainRun({
     provider: new ScriptProvider([
       { text: 'Done.', usage: { inputTokens: 3_000, outputTokens: 5 } },
     ]),
     model: 'claude-sonnet-4-5',
-    history: longConversation(),
+    history,
     limits: { maxCostUsd: 1 },
     compaction: { contextWindow: 20_000, summarizer },
   });
@@ -91,4 +91,28 @@ describe('compaction with a summariser that answers badly', () => {
       expect(result.compactions[0]?.costUsd).toBeGreaterThanOrEqual(0);
     },
   );
+
+  it('carries an identifier the summary only seems to hold inside a longer one', async () => {
+    const history = longConversation();
+    history[0] = {
+      id: 'u0',
+      role: 'user',
+      content: [
+        { type: 'text', text: `Compare ORD-12345 with ORD-1234. ${'detail '.repeat(450)}` },
+      ],
+    };
+    const result = await runWith(
+      {
+        text: 'The user compared order ORD-12345 with another one and asked about ORD-1000 to ORD-1011.',
+        usage: { inputTokens: 10, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+      history,
+    );
+    expect(result.compactions[0]?.stage).toBe('summary');
+    const summary = result.messages[0]?.content[0];
+    const text = summary?.type === 'text' ? summary.text : '';
+    expect(text.split('Exact identifiers from the summarised messages:')[1]).toMatch(
+      /ORD-1234(?!\d)/,
+    );
+  });
 });

@@ -3,7 +3,7 @@ import type { ResolvedCompaction } from './compaction-options.js';
 import type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
 import type { ContextMeter } from './context-meter.js';
 import { validateHistory } from './history.js';
-import { extractIdentifiers } from './identifiers.js';
+import { extractIdentifiers, identifiersNotIn } from './identifiers.js';
 import { type Message, newMessageId } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelRequest, ToolSpec } from './provider.js';
@@ -294,9 +294,7 @@ export class Compactor {
     const { usage, costUsd, failure, cancelled } = call;
     if (call.text === undefined) return { usage, costUsd, failure, cancelled };
     const text = call.text;
-    const missing = extractIdentifiers(renderTranscript(messages)).filter(
-      (id) => !text.includes(id),
-    );
+    const missing = identifiersNotIn(text, extractIdentifiers(renderTranscript(messages)));
     const fit = this.#withinBudget(missing);
     const carried =
       fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';

@@ -46,6 +46,32 @@ describe('extractIdentifiers', () => {
     ]);
   });
 
+  it('keeps an identifier that a longer one seen first merely starts with', () => {
+    const ids = extractIdentifiers(
+      'ORD-12345 then ORD-1234; PR-12 then PR-1; user_42 then user_4; INV-2024-0711 then INV-2024-07',
+    );
+    for (const expected of ['ORD-1234', 'PR-1', 'user_4', 'INV-2024-07']) {
+      expect(ids).toContain(expected);
+    }
+  });
+
+  it('finds issue numbers, dates, timestamps, dotted numbers and amounts with a currency sign', () => {
+    const ids = extractIdentifiers(
+      'Fixed in #1234 on 2024-07-01 (deployed 2024-07-01T10:00:00Z to 10.0.0.1, release 1.2.3); refund $1,299.00.',
+    );
+    for (const expected of [
+      '#1234',
+      '2024-07-01',
+      '2024-07-01T10:00:00Z',
+      '10.0.0.1',
+      '1.2.3',
+      '1,299.00',
+    ]) {
+      expect(ids).toContain(expected);
+    }
+    expect(ids).not.toContain('299.00');
+  });
+
   it('honours the limit', () => {
     expect(extractIdentifiers('A-1001 A-1002 A-1003', 2)).toEqual(['A-1001', 'A-1002']);
   });
