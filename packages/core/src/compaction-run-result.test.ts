@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { drainRun } from '../test/drain-run.js';
 import { ScriptProvider } from '../test/script-provider.js';
 import { StubExecutor } from '../test/stub-executor.js';
+import { validateHistory } from './history.js';
 import type { Message } from './messages.js';
 import type { Summarizer } from './summarizer.js';
 import { estimateRequestTokens } from './tokens.js';
@@ -92,5 +93,45 @@ describe('RunResult.newMessages after a compaction', () => {
       message.content.filter((block) => block.type === 'tool_use'),
     );
     expect(calls.length).toBeGreaterThan(0);
+  });
+});
+
+describe('history checks after a compaction', () => {
+  it('still renames a reused tool call id when the compaction shortened the history only a little', async () => {
+    // Two bulky old messages, then a recent tail that fits: the summary folds the two into one,
+    // so the history is only one message shorter than the one checked before.
+    const history: Message[] = [
+      {
+        id: 'm0',
+        role: 'user',
+        content: [{ type: 'text', text: `Brief: ${'context '.repeat(3_000)}` }],
+      },
+      { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'notes '.repeat(4_700) }] },
+      { id: 'm2', role: 'user', content: [{ type: 'text', text: 'Now draft it.' }] },
+      { id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'draft '.repeat(2_000) }] },
+      {
+        id: 'm4',
+        role: 'user',
+        content: [{ type: 'text', text: 'Check it with the tool, twice.' }],
+      },
+    ];
+    const provider = new ScriptProvider((index, request) => {
+      const usage = { inputTokens: estimateRequestTokens(request) };
+      // Like OpenAI-compatible servers that number calls afresh every turn.
+      if (index < 2)
+        return { toolCalls: [{ id: 'call_0', name: 'lookup', input: { n: index } }], usage };
+      return { text: 'Checked twice.', usage };
+    });
+    const { result } = await drainRun({
+      provider,
+      model: 'test-model',
+      history,
+      tools: new StubExecutor({ lookup: async () => 'fine' }),
+      compaction: { contextWindow: 20_000, summarizer: brief },
+    });
+    expect(result.compactions.map((record) => record.foldedMessageIds)).toEqual([['m0', 'm1']]);
+    expect(result.status).toBe('completed');
+    for (const request of provider.requests) expect(validateHistory(request.messages)).toEqual([]);
+    expect(validateHistory(result.messages)).toEqual([]);
   });
 });

@@ -5,15 +5,19 @@ import type { ContentBlock, Message } from './messages.js';
  * Validates a history that only grows, checking each message once, so that checking before every
  * provider request costs the same on turn 1,000 as on turn 1. A message's checks are final once
  * the history is valid with it as the last message (a user message: its results matched the calls
- * before it). Shrinking the history, or any violation, starts the next check from scratch.
+ * before it). A rewritten history (one no longer holding the last checked message where it was,
+ * as after a compaction), or any violation, starts the next check from scratch.
  */
 export class HistoryChecker {
   #checked = 0;
+  #last: Message | undefined;
   readonly #useIds = new Set<string>();
 
   /** Every violation of the pairing invariant in `history` (as `validateHistory` reports them). */
   check(history: readonly Message[]): HistoryViolation[] {
-    if (history.length < this.#checked) this.#reset();
+    // A compaction can shorten the history by less than a turn adds: the length alone would then
+    // skip the new messages (and miss their tool call ids, so a reused id would go unrenamed).
+    if (history.length < this.#checked || history[this.#checked - 1] !== this.#last) this.#reset();
     const violations: HistoryViolation[] = [];
     validateFrom(history, this.#checked, this.#useIds, violations);
     if (violations.length > 0) {
@@ -21,6 +25,7 @@ export class HistoryChecker {
       return violations;
     }
     this.#checked = history.length;
+    this.#last = history.at(-1);
     return violations;
   }
 
@@ -54,6 +59,7 @@ export class HistoryChecker {
 
   #reset(): void {
     this.#checked = 0;
+    this.#last = undefined;
     this.#useIds.clear();
   }
 }
