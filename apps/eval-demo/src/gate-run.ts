@@ -1,4 +1,4 @@
-import { type Cassette, openCassette, Report } from '@mh/eval';
+import { type Cassette, type DriftFinding, openCassette, Report } from '@mh/eval';
 import { DEMO_CASES } from './demo-cases.js';
 import { runCassetteSuite } from './replay-suite.js';
 
@@ -37,7 +37,8 @@ function repeatsOf(cassette: Cassette): { repeats: number; missing: string[] } {
 /**
  * The CI eval gate: replays the committed cassette through the current harness in lockdown mode
  * (deterministic, zero cost), compares with the committed baseline at tolerance 0 (a replay has no
- * noise: any changed outcome is a finding), and returns the exit code.
+ * noise: any changed outcome is a finding), and returns the exit code. Any replay drift fails it
+ * too, whatever the pass rates say: the recording no longer tests the current code.
  */
 export async function runGate(options: GateOptions): Promise<number> {
   const started = performance.now();
@@ -61,9 +62,16 @@ export async function runGate(options: GateOptions): Promise<number> {
   await report.save(options.report);
   options.out(report.render());
   for (const warning of warnings) options.err(`warning: ${warning}`);
-  if (drifts.length > 0)
-    options.out(`\n${drifts.length} replay drift finding(s); first: ${JSON.stringify(drifts[0])}`);
+  // A drift means the recording no longer tests the current code: a case that failed anyway
+  // (or whose check does not read the drifted part) keeps its pass rate, so the comparison
+  // alone would let the change through, and a baseline taken from it would bless it.
+  const drifted = drifts.length > 0;
+  if (drifted) reportDrift(drifts, options.err);
   if (options.updateBaseline) {
+    if (drifted) {
+      options.err('eval gate: not writing the baseline from a replay that drifted');
+      return GATE_EXIT.regressed;
+    }
     await report.save(options.baseline);
     options.out(`\nbaseline written to ${options.baseline}`);
     return GATE_EXIT.ok;
@@ -85,8 +93,30 @@ export async function runGate(options: GateOptions): Promise<number> {
     );
     return GATE_EXIT.noVerdict;
   }
+  const ok = comparison.ok && !drifted;
   options.out(
-    `\neval gate: ${comparison.ok ? 'OK' : 'REGRESSED'} in ${seconds} s (${report.runs.length} replayed sessions)`,
+    `\neval gate: ${ok ? 'OK' : 'REGRESSED'} in ${seconds} s (${report.runs.length} replayed sessions${drifted ? `, ${drifts.length} drift finding(s)` : ''})`,
   );
-  return comparison.ok ? GATE_EXIT.ok : GATE_EXIT.regressed;
+  return ok ? GATE_EXIT.ok : GATE_EXIT.regressed;
+}
+
+/** Most drift lines printed; a changed system prompt drifts in every request of every case. */
+const MAX_DRIFT_LINES = 12;
+
+/** Prints the drift findings, one line per case, kind and field, with how often it recurred. */
+function reportDrift(drifts: readonly DriftFinding[], err: (line: string) => void): void {
+  const groups = new Map<string, DriftFinding[]>();
+  for (const drift of drifts) {
+    const group = `${drift.key.case}\u0000${drift.kind}\u0000${drift.path}`;
+    groups.set(group, [...(groups.get(group) ?? []), drift]);
+  }
+  err(
+    `eval gate: the replay drifted from the recording (${drifts.length} finding(s)): the current code no longer sends what was recorded, so those sessions do not test it`,
+  );
+  for (const [first, ...more] of [...groups.values()].slice(0, MAX_DRIFT_LINES))
+    err(`  ${first?.message}${more.length > 0 ? ` (and ${more.length} more like it)` : ''}`);
+  if (groups.size > MAX_DRIFT_LINES) err(`  … ${groups.size - MAX_DRIFT_LINES} more`);
+  err(
+    'eval gate: if the change is deliberate, record the cassette and baseline again (pnpm --filter @mh/eval-demo record) and commit them',
+  );
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The CI eval gate (`pnpm turbo run eval`): replays the committed cassette in lockdown mode through
 // the current code and compares with the committed baseline. Exit 0: no regression; 1: a case
-// regressed; 2: no verdict (cassette or baseline missing, infrastructure failures).
+// regressed or the replay drifted from the recording; 2: no verdict (cassette or baseline
+// missing, infrastructure failures).
 import { parseGateArgs } from './gate-args.js';
 import { GATE_EXIT, runGate } from './gate-run.js';
 

@@ -91,6 +91,44 @@ describe('the CI eval gate', () => {
     expect(result.out).toMatch(/percent +3\/3 → 0\/3/);
   });
 
+  it('fails on drift in a case that failed anyway: its pass rate cannot show it', async () => {
+    // invoice fails 0/3 (the tool is down) in the baseline; a drifted request makes it fail
+    // 0/3 for another reason, so only the drift itself says the replay no longer tests the code.
+    const cassette = await editedCassette('failing-drift.jsonl', 'invoice', (entry) => {
+      if (entry.type === 'request')
+        entry.request = replaceStrings(entry.request, 'never guess numbers', 'guess freely');
+    });
+    const result = await gate(cassette);
+    expect(result.code).toBe(GATE_EXIT.regressed);
+    expect(result.out).toMatch(/invoice +0\/3 +3 incomplete · harness\/replay-drift/);
+    expect(result.out).not.toContain('eval gate: OK');
+    expect(result.err).toMatch(/replay drift.*invoice.*system/s);
+    expect(result.err).toContain('pnpm --filter @mh/eval-demo record');
+  });
+
+  it('refuses to take a drifted replay as the new baseline', async () => {
+    const cassette = await editedCassette('update-drift.jsonl', 'invoice', (entry) => {
+      if (entry.type === 'request')
+        entry.request = replaceStrings(entry.request, 'never guess numbers', 'guess freely');
+    });
+    const baseline = join(dir, 'kept-baseline.json');
+    await copyFile(DEFAULT_PATHS.baseline, baseline);
+    const before = await readFile(baseline, 'utf8');
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runGate({
+      cassette,
+      baseline,
+      report: join(dir, 'update-report.json'),
+      updateBaseline: true,
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
+    expect(code).toBe(GATE_EXIT.regressed);
+    expect(await readFile(baseline, 'utf8')).toBe(before);
+    expect(out.join('\n')).not.toContain('baseline written');
+  });
+
   it('gives no verdict without a cassette, a recording of every case, or a baseline', async () => {
     expect((await gate(join(dir, 'absent.jsonl'))).code).toBe(GATE_EXIT.noVerdict);
     const partial = join(dir, 'partial.jsonl');
