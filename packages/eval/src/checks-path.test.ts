@@ -48,6 +48,26 @@ describe('pathIs', () => {
     expect(result.passed).toBe(true);
   });
 
+  it.each([
+    ['sentence punctuation after it', 'ANSWER: src/orders/parse.ts.'],
+    ['a bold label', '**ANSWER:** src/orders/parse.ts'],
+    ['a bold label and value', '**ANSWER: src/orders/parse.ts**'],
+    ['words around it', 'ANSWER: The parser is src/orders/parse.ts'],
+    ['a note after it', 'ANSWER: src/orders/parse.ts (line 12)'],
+  ])('finds the path in an ANSWER line with %s', async (_what, text) => {
+    expect((await runCheck(check, { text, runs: [], toolCalls: [] })).passed).toBe(true);
+  });
+
+  it('goes by the ANSWER line, not by paths mentioned before it', async () => {
+    const result = await runCheck(check, {
+      text: 'src/orders/parse.ts only re-exports it.\n**ANSWER:** lib/parse.ts.',
+      runs: [],
+      toolCalls: [],
+    });
+    expect(result.passed).toBe(false);
+    expect(result.reason).toContain('"lib/parse.ts"');
+  });
+
   it('otherwise finds path-like words in the answer', async () => {
     const found = await runCheck(check, {
       text: 'The parser lives in /repo/src/orders/parse.ts.',

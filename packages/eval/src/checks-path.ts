@@ -12,8 +12,8 @@ import { excerpt } from './checks-text.js';
 /** Options of `pathIs`. */
 export interface PathIsOptions extends CheckOptions {
   /**
-   * Where the candidate paths come from (default: the value of an `ANSWER:` line when the answer
-   * has one, else every path-like word of the answer).
+   * Where the candidate paths come from (default: the value of the last `ANSWER:` line and its
+   * path-like words when the answer has one, else every path-like word of the answer).
    */
   readonly from?: (input: CheckInput) => string | readonly string[];
 }
@@ -46,10 +46,28 @@ export function samePath(candidate: string, expected: string): boolean {
   return want.every((segment, index) => have[offset + index] === segment);
 }
 
-/** The value of the last `ANSWER:` line, when the text has one. */
+/**
+ * The value of the last `ANSWER:` line, when the text has one. The label may be in bold or
+ * italics (`**ANSWER:**`, `**ANSWER**:`, `_ANSWER:_`), as models often write it.
+ */
 function answerLine(text: string): string | undefined {
-  const found = [...text.matchAll(/^\s*\**ANSWER\**\s*:\s*(.*)$/gim)].at(-1);
+  const found = [...text.matchAll(/^\s*[*_]*ANSWER[*_]*\s*:[*_]*\s*(.*)$/gim)].at(-1);
   return found?.[1]?.trim();
+}
+
+/**
+ * Candidates of an `ANSWER:` line's value: the whole value without sentence punctuation at its
+ * end (a path may hold spaces), then its path-like words (`The file is src/a.ts`,
+ * `src/a.ts (line 3)`).
+ */
+function answerCandidates(value: string, expected: string): string[] {
+  const whole = value
+    .replace(/[*_]+$/, '')
+    .replace(/[.,;:!?]+$/, '')
+    .trim();
+  return [...new Set([whole, ...pathCandidates(value, expected)])].filter(
+    (candidate) => candidate !== '',
+  );
 }
 
 /** Words of `text` that look like paths: with a separator, or a file name with an extension. */
@@ -92,7 +110,10 @@ export function pathIs(expected: string, options?: PathIsOptions): Check {
         candidates = list as string[];
       } else {
         const line = answerLine(input.text);
-        candidates = line === undefined ? pathCandidates(input.text, expected) : [line];
+        candidates =
+          line === undefined
+            ? pathCandidates(input.text, expected)
+            : answerCandidates(line, expected);
       }
       const hit = candidates.find((candidate) => samePath(candidate, expected));
       return leafResult(
