@@ -118,6 +118,7 @@ export async function runSession(task: SessionTask): Promise<CaseRun> {
   const started = performance.now();
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
+  let grace: NodeJS.Timeout | undefined;
   let release: () => void = () => {};
   const abandoned = new Promise<void>((resolve) => {
     release = resolve;
@@ -126,12 +127,15 @@ export async function runSession(task: SessionTask): Promise<CaseRun> {
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new Error(`eval timeout after ${task.timeoutMs} ms`));
-      // An agent that ignores the signal is left behind after a grace period.
-      setTimeout(release, ABANDON_GRACE_MS).unref();
+      // An agent that ignores the signal is left behind after a grace period. The timer stays
+      // referenced: an agent stuck on a promise holds nothing that keeps Node running, and an
+      // unreferenced timer let the process exit before the report was made.
+      grace = setTimeout(release, ABANDON_GRACE_MS);
     }, task.timeoutMs);
   }
   await Promise.race([drive(task, tracer, controller.signal, collected), abandoned]);
   clearTimeout(timer);
+  clearTimeout(grace);
   release();
   const durationMs = performance.now() - started;
   const results = collected.results.slice();

@@ -279,6 +279,37 @@ describe('EvalRunner', () => {
     expect(report.runs[0]).toMatchObject({ status: 'timeout', completed: false });
   });
 
+  it('keeps the process alive while it waits out an agent that ignores the abort', async () => {
+    // An agent stuck on a promise nothing settles holds no timer or socket, so only the runner's
+    // grace timer keeps Node running until the session is given up. Unreferenced, it let the
+    // process exit mid-run (code 13 under a top-level await) with no report at all.
+    const stuck = new EvalCase({ name: 'stuck', prompt: 'p', check: contains('x') });
+    const timers = (): number =>
+      process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    let seeAbort: () => void = () => {};
+    const aborted = new Promise<void>((resolve) => {
+      seeAbort = resolve;
+    });
+    const before = timers();
+    const running = new EvalRunner(
+      (_case, { signal }) => {
+        signal.addEventListener('abort', () => seeAbort(), { once: true });
+        return {
+          async *stream() {
+            await new Promise(() => {});
+          },
+        };
+      },
+      [stuck],
+      { repeats: 1, timeoutMs: 10 },
+    ).run();
+    await aborted;
+    const whileWaiting = timers();
+    const report = await running;
+    expect(whileWaiting).toBeGreaterThan(before);
+    expect(report.runs[0]).toMatchObject({ status: 'timeout', completed: false });
+  });
+
   it('lets a session waiting on a timer finish while agents that never wait keep the runner busy', async () => {
     const order: string[] = [];
     const busy = Array.from(
