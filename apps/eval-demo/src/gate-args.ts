@@ -49,3 +49,17 @@ export function parseGateArgs(argv: readonly string[]): GateArgs {
     updateBaseline,
   };
 }
+
+/**
+ * Checks `MH_EVAL_MODE`, which the turbo `eval` task declares (it is part of the task's cache
+ * key): the gate replays in lockdown only, so unset, empty or `lockdown` is accepted and any
+ * other value is refused rather than silently ignored; `record` would mean calling a model and
+ * `replay` would run tools the recording lacks and append them to the committed cassette.
+ */
+export function assertGateMode(env: NodeJS.ProcessEnv): void {
+  const mode = env.MH_EVAL_MODE;
+  if (mode === undefined || mode === '' || mode === 'lockdown') return;
+  throw new Error(
+    `MH_EVAL_MODE=${mode}: the gate replays in lockdown only (unset MH_EVAL_MODE or set it to lockdown); to record the cassette again, run pnpm --filter @mh/eval-demo record`,
+  );
+}

@@ -142,6 +142,20 @@ describe('the CI eval gate', () => {
     );
   });
 
+  it('honours MH_EVAL_MODE, the variable its turbo task declares: lockdown only', () => {
+    const run = (mode: string) =>
+      spawnSync(process.execPath, [GATE, '--report', join(dir, `mode-${mode}.json`)], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', MH_EVAL_MODE: mode },
+      });
+    const record = run('record');
+    expect(record.status).toBe(GATE_EXIT.noVerdict);
+    expect(record.stderr).toContain('MH_EVAL_MODE');
+    expect(record.stderr).toContain('pnpm --filter @mh/eval-demo record');
+    expect(run('replay').status).toBe(GATE_EXIT.noVerdict);
+    expect(run('lockdown').status).toBe(GATE_EXIT.ok);
+  });
+
   it('exits non-zero as a process on a modified copy of the cassette', async () => {
     const cassette = await editedCassette('process.jsonl', 'order-total', (entry) => {
       if (entry.type === 'request') entry.events = replaceStrings(entry.events, '$41.50', '$14.50');
