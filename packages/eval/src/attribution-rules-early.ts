@@ -21,6 +21,17 @@ function driftEvidence(error: ReplayDriftError): string {
   return `request ${error.requestIndex}: ${error.path}: recorded ${show(error.recorded)} / now ${show(error.actual)}`;
 }
 
+/**
+ * A drift's path with what varies between drifts of one cause taken out, for clustering: indices
+ * (`messages[4]` vs `messages[6]`) and tool-call ids, which the model draws anew in every repeat
+ * (`toolCalls.toolu_01….input.path`). The field itself stays.
+ */
+function driftSubject(path: string): string {
+  return path
+    .replace(/^toolCalls(?:\.[A-Za-z_$][\w$]*|\["(?:[^"\\]|\\.)*"\])/, 'toolCalls.<call>')
+    .replace(/\[\d+\]/g, '[]');
+}
+
 function failedSpans(view: SessionView, name: string): SpanRecord[] {
   return view.spans.filter((span) => span.name === name && span.status === 'error');
 }
@@ -115,8 +126,7 @@ const harnessReplayDrift: AttributionRule = {
       confidence: 'high',
       summary: `replay drift at ${error.path} (request ${error.requestIndex})`,
       evidence: [evidence(driftEvidence(error), { spanId: span?.spanId, attribute: 'drift.path' })],
-      // Indices vary between drifts of one cause (messages[4] vs messages[6]); the field does not.
-      subject: error.path.replace(/\[\d+\]/g, '[]'),
+      subject: driftSubject(error.path),
       detail: 'replay drift',
     };
   },

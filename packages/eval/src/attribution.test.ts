@@ -1,4 +1,4 @@
-import { ConfigError, ProviderError } from '@mh/core';
+import { ConfigError, ProviderError, ReplayDriftError } from '@mh/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS } from '../test/attribution-corpus.js';
 import { runFixture } from '../test/session-fixture.js';
@@ -106,6 +106,25 @@ describe('attribute', () => {
     const verdict = attribute(inputOf('replay drift at messages[2].content[0].text'));
     expect(verdict.evidence[0]?.excerpt).toContain('messages[2].content[0].text');
     expect(verdict.signature).toContain('messages[].content[].text');
+  });
+
+  it('clusters one tool-call drift across repeats under one signature (call ids differ)', () => {
+    const drift = (path: string): string =>
+      attribute({
+        results: [],
+        error: new ReplayDriftError(`Replay drifted: ${path}`, {
+          path,
+          recorded: '17*24',
+          actual: '17*23',
+          requestIndex: 0,
+        }),
+        check: { status: 'skipped' },
+      }).signature;
+    const first = drift('toolCalls.toolu_mx6mvs5x0004crzv.input.expression');
+    expect(drift('toolCalls.toolu_mx6mvs7z0029k3gd.input.expression')).toBe(first);
+    expect(drift('toolCalls["call 7"].input.expression')).toBe(first);
+    expect(drift('toolCalls.toolu_mx6mvs7z0029k3gd.input.path')).not.toBe(first);
+    expect(drift('toolCalls.toolu_mx6mvs7z0029k3gd.name')).not.toBe(first);
   });
 
   it('lets the first rule win when a session shows several faults', async () => {
