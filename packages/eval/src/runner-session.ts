@@ -29,6 +29,8 @@ interface Collected {
   readonly events: AgentEvent[];
   factoryError?: unknown;
   error?: unknown;
+  /** What the agent threw once the runner had aborted it (the timeout ended it, not this). */
+  abortError?: unknown;
   finished: boolean;
 }
 
@@ -74,7 +76,10 @@ async function drive(
       if (result.status !== 'completed' || signal.aborted) break;
     }
   } catch (error) {
-    collected.error = error;
+    // Only the runner's timeout aborts this signal; an agent that rejects on it (an AbortError
+    // from fetch or a child process) timed out, it did not fail on its own.
+    if (signal.aborted) collected.abortError = error;
+    else collected.error = error;
   } finally {
     await Promise.resolve(agent.close?.()).catch(() => {});
     collected.finished = true;
@@ -157,6 +162,7 @@ export async function runSession(task: SessionTask): Promise<CaseRun> {
   const failure =
     collected.factoryError ??
     collected.error ??
+    collected.abortError ??
     (failedRun?.status === 'error' ? failedRun.error : undefined);
   return {
     case: task.evalCase.name,

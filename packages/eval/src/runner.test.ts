@@ -246,6 +246,28 @@ describe('EvalRunner', () => {
     });
   });
 
+  it('reports a session as timed out when its agent throws on the abort', async () => {
+    // Agents that wrap fetch or a child process reject with an AbortError when aborted rather
+    // than end the run as cancelled: that is still the runner's timeout, not an exception.
+    const slow = new EvalCase({ name: 'slow', prompt: 'p', check: contains('x') });
+    const report = await new EvalRunner(
+      (_case, { signal }) => ({
+        async *stream() {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          throw new DOMException('This operation was aborted', 'AbortError');
+        },
+      }),
+      [slow],
+      { repeats: 1, timeoutMs: 20 },
+    ).run();
+    expect(report.runs[0]).toMatchObject({
+      status: 'timeout',
+      completed: false,
+      attribution: { layer: 'harness', rule: 'harness/guard' },
+    });
+    expect(report.runs[0]?.attribution?.summary).toContain('runner timeout');
+  });
+
   it('treats a malformed run result as a harness failure, not a crash', async () => {
     const report = await new EvalRunner(
       () => ({
