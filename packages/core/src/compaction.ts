@@ -1,21 +1,17 @@
 import type { Clock } from './clock.js';
+import { findCut, requestOf, trimAll } from './compaction-cut.js';
+import { dropNote, summaryMessage } from './compaction-messages.js';
 import type { ResolvedCompaction } from './compaction-options.js';
 import type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
 import type { ContextMeter } from './context-meter.js';
 import { validateHistory } from './history.js';
-import { extractIdentifiers, identifiersNotIn } from './identifiers.js';
 import { type Message, newMessageId } from './messages.js';
 import type { PricingTable } from './pricing.js';
-import type { ModelRequest, ToolSpec } from './provider.js';
+import type { ToolSpec } from './provider.js';
 import type { Summarizer } from './summarizer.js';
 import { callSummarizer } from './summary-call.js';
-import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
-import { estimateTokens } from './tokens.js';
-import { trimMessage } from './trim.js';
 import { type Usage, ZERO_USAGE } from './usage.js';
 
-/** Identifiers carried verbatim into a summary or drop note take at most this share of the window. */
-const CARRIED_IDENTIFIERS_SHARE = 0.2;
 /**
  * Trimming alone is accepted only when it gets this share of the threshold below it (a tenth of
  * the window at the default threshold 0.8): a trim that leaves the context just under the
@@ -220,29 +216,13 @@ export class Compactor {
     }
 
     // Fallback 2: drop the old segment behind a note that keeps its identifiers.
-    const allIds = extractIdentifiers(renderTranscript(old));
-    const ids = this.#withinBudget(allIds);
-    const lost =
-      allIds.length > ids.length
-        ? `; ${allIds.length - ids.length} identifiers did not fit the note`
-        : '';
-    const note: Message = {
-      id: newMessageId(),
-      role: 'user',
-      content: [
-        {
-          type: 'text',
-          text: `[Compaction dropped ${old.length} earlier messages: no summary of them could be made.${ids.length > 0 ? ` Exact identifiers they mentioned: ${ids.join(', ')}` : ''}]`,
-        },
-      ],
-      meta: { compaction: 'drop', cacheBreakpoint: true },
-    };
+    const { message: note, lost } = dropNote(old, settings.contextWindow);
     const dropped = [note, ...tail];
     events.push(
       this.#event(
         base,
         'drop',
-        `summary failed (${attempt.failure}); dropped ${old.length} messages${lost}`,
+        `summary failed (${attempt.failure}); dropped ${old.length} messages${lost > 0 ? `; ${lost} identifiers did not fit the note` : ''}`,
         {
           after: meter.estimate(requestOf(dropped, context)),
           folded: old,
@@ -293,32 +273,8 @@ export class Compactor {
     );
     const { usage, costUsd, failure, cancelled } = call;
     if (call.text === undefined) return { usage, costUsd, failure, cancelled };
-    const text = call.text;
-    const missing = identifiersNotIn(text, extractIdentifiers(renderTranscript(messages)));
-    const fit = this.#withinBudget(missing);
-    const carried =
-      fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';
-    const omitted = missing.length - fit.length;
-    const message: Message = {
-      id: newMessageId(),
-      role: 'user',
-      content: [{ type: 'text', text: `${SUMMARY_HEADER}\n${text}${carried}` }],
-      meta: { compaction: 'summary', cacheBreakpoint: true },
-    };
+    const { message, omitted } = summaryMessage(call.text, messages, this.#settings.contextWindow);
     return { message, usage, costUsd, failure: '', omitted };
-  }
-
-  /** The first identifiers that fit the carrying budget. */
-  #withinBudget(ids: readonly string[]): string[] {
-    const budget = Math.floor(this.#settings.contextWindow * CARRIED_IDENTIFIERS_SHARE);
-    const out: string[] = [];
-    let used = 0;
-    for (const id of ids) {
-      used += estimateTokens(id) + 1;
-      if (used > budget) break;
-      out.push(id);
-    }
-    return out;
   }
 
   #event(
@@ -357,53 +313,4 @@ export class Compactor {
     const originals = (parts.originals ?? []).filter((message) => touched.has(message.id));
     return { type: 'compaction', record, originals };
   }
-}
-
-/** The request a history would make (what the meter measures). */
-function requestOf(messages: readonly Message[], context: CompactionContext): ModelRequest {
-  return { model: context.model, system: context.system, tools: context.tools, messages };
-}
-
-/** A message the kept tail may start with: not a user message answering the calls before it. */
-function canStartTail(message: Message): boolean {
-  return (
-    message.role === 'assistant' || !message.content.some((block) => block.type === 'tool_result')
-  );
-}
-
-/**
- * Where the recent tail starts: the earliest turn boundary whose suffix fits `keepTokens`, but
- * never the very start (something must be old) and never after the newest message. Returns 0
- * when there is no boundary to cut at.
- */
-export function findCut(
-  history: readonly Message[],
-  estimate: (messages: readonly Message[]) => number,
-  keepTokens: number,
-): number {
-  let best = 0;
-  let tailTokens = 0;
-  for (let index = history.length - 1; index >= 1; index--) {
-    tailTokens += estimate([history[index] as Message]);
-    if (tailTokens > keepTokens && best !== 0) break;
-    if (canStartTail(history[index] as Message)) {
-      best = index;
-      if (tailTokens > keepTokens) break;
-    }
-  }
-  return best;
-}
-
-function trimAll(
-  messages: readonly Message[],
-  keepTokens: number,
-): { messages: Message[]; changed: string[] } {
-  const changed: string[] = [];
-  const out = messages.map((message) => {
-    const trimmed = trimMessage(message, keepTokens);
-    if (!trimmed) return message;
-    changed.push(message.id);
-    return trimmed;
-  });
-  return { messages: out, changed };
 }

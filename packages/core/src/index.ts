@@ -7,8 +7,8 @@ export {
   type CompactionOutcome,
   Compactor,
   type CompactorDeps,
-  findCut,
 } from './compaction.js';
+export { findCut } from './compaction-cut.js';
 export {
   type CompactionOptions,
   MIN_OLD_SEGMENT_RATIO,
