@@ -28,7 +28,10 @@ const random = () => {
 const here = dirname(fileURLToPath(import.meta.url));
 const corpus = [
   join(here, '..', 'README.md'),
-  ...readdirSync(join(here, '..', 'src')).map((f) => join(here, '..', 'src', f)),
+  ...readdirSync(join(here, '..', 'src'), { recursive: true })
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => join(here, '..', 'src', f)),
 ]
   .map((file) => readFileSync(file, 'utf8'))
   .join('\n');
