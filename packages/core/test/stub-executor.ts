@@ -31,11 +31,15 @@ export const hangUntilAbortedTool: StubTool = (_input, signal) =>
 
 const ABORTED = Symbol('aborted');
 
-function whenAborted(signal: AbortSignal): Promise<typeof ABORTED> {
-  return new Promise((resolve) => {
+/** Resolves when `signal` aborts; `dispose` removes its listener (one per batch would pile up). */
+function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort = (): void => {};
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
     if (signal.aborted) resolve(ABORTED);
-    else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 /**
@@ -83,10 +87,14 @@ export class StubExecutor implements ToolExecutor {
       );
     }
     const aborted = whenAborted(context.signal);
-    for (;;) {
-      const next = await Promise.race([queue.next(), aborted]);
-      if (next === ABORTED || next.done || context.signal.aborted) return;
-      yield next.value;
+    try {
+      for (;;) {
+        const next = await Promise.race([queue.next(), aborted.promise]);
+        if (next === ABORTED || next.done || context.signal.aborted) return;
+        yield next.value;
+      }
+    } finally {
+      aborted.dispose();
     }
   }
 
