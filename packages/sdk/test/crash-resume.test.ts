@@ -325,5 +325,5 @@ describe('Agent after kill -9', { timeout: 150_000 }, () => {
         `${interrupted} charge(s) answered as interrupted; kill points: ` +
         [...points].map(([point, count]) => `${point} ×${count}`).join(', '),
     );
-  }, 120_000);
+  }, 300_000);
 });

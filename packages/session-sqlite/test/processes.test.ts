@@ -165,5 +165,5 @@ describe('SqliteSessionStore after kill -9', () => {
     expect(validateHistory(state.messages)).toEqual([]);
     const ran = readLines(sideEffects);
     expect(new Set(ran).size).toBe(ran.length);
-  }, 120_000);
+  }, 300_000);
 });
