@@ -35,6 +35,11 @@ export interface HttpGuardOptions {
  * fires; the margin only covers a busy event loop.
  */
 const DELIVERY_GRACE_MS = 20;
+/**
+ * Why a lost request is never sent again: the server accepted it (its response stream had begun),
+ * so it may have run.
+ */
+const UNKNOWN = 'outcome unknown, the server had accepted the request (not retried)';
 /** Time allowed for a resumption attempt to reach us after its scheduled delay, in ms. */
 const RESUME_MARGIN_MS = 2000;
 
@@ -111,7 +116,17 @@ export class HttpGuard {
       throw this.#error(problem, error);
     }
     if (response.ok && lastEventId !== undefined) this.#attempts.delete(lastEventId);
-    if (!response.ok && lastEventId !== undefined) {
+    // The library rejects a refused POST's requests itself, with the HTTP error.
+    if (!response.ok) for (const id of requests) this.#inFlight.delete(id);
+    if (response.status === 404 && lastEventId !== undefined) {
+      // The server ended the session: no resumption attempt can succeed.
+      this.#attempts.delete(lastEventId);
+      this.#lost(
+        resumed,
+        `the server ended the session (HTTP 404) before the response; ${UNKNOWN}`,
+        0,
+      );
+    } else if (!response.ok && lastEventId !== undefined) {
       this.#awaitResume(resumed, lastEventId, `HTTP ${response.status}`, attempt);
     }
     // A status that cannot carry a body (204, 304…) cannot be rebuilt around a guarded one.
@@ -186,7 +201,7 @@ export class HttpGuard {
     }
     this.#lost(
       open,
-      `connection lost before the response: ${how ?? 'empty body'}`,
+      `connection lost before the response: ${how ?? 'empty body'}; ${UNKNOWN}`,
       DELIVERY_GRACE_MS,
     );
   }
@@ -204,7 +219,7 @@ export class HttpGuard {
     const give = (): void => {
       this.#awaitingResume.delete(lastEventId);
       this.#attempts.delete(lastEventId);
-      this.#lost(ids, `connection lost before the response (${how}; not resumed)`, 0);
+      this.#lost(ids, `connection lost before the response (${how}; not resumed); ${UNKNOWN}`, 0);
     };
     if (attempt >= maxRetries) {
       give();

@@ -15,6 +15,7 @@ import {
 import { HttpGuard } from './http-guard.js';
 import type { HttpServerParams } from './http-server-params.js';
 import type { McpConnection, McpListChangedMethod, McpRequestOptions } from './mcp-connection.js';
+import { type HttpSession, RenewingConnection } from './renewing-connection.js';
 import { StdioProcess, type StdioProcessOptions } from './stdio-process.js';
 import type { StdioServerParams } from './stdio-server-params.js';
 
@@ -118,13 +119,23 @@ export async function connectStdio(
 /**
  * Opens a streamable HTTP session with the server at `params.url`. Rejects with
  * `McpProtocolError` when it cannot be reached, answers with an HTTP error or a content type that
- * is not MCP, or with an unsupported protocol version.
+ * is not MCP, or with an unsupported protocol version. When the server later ends the session
+ * (HTTP 404 to a request carrying its id), a new one is opened and the request sent once more.
  */
 export async function connectHttp(
   server: string,
   params: HttpServerParams,
   options: ConnectOptions = {},
 ): Promise<McpConnection> {
+  const open = (): Promise<HttpSession> => openHttpSession(server, params, options);
+  return new RenewingConnection(server, await open(), open);
+}
+
+async function openHttpSession(
+  server: string,
+  params: HttpServerParams,
+  options: ConnectOptions,
+): Promise<HttpSession> {
   const guard = new HttpGuard({
     server,
     maxMessageBytes: options.maxLineBytes ?? 16 * 1024 * 1024,
@@ -150,7 +161,8 @@ export async function connectHttp(
     await transport.close().catch(() => {});
   };
   const client = await handshake(server, transport, options, () => undefined, shutdown);
-  return new SdkConnection(
+  const sessionId = transport.sessionId;
+  const connection = new SdkConnection(
     server,
     client,
     () => undefined,
@@ -161,6 +173,23 @@ export async function connectHttp(
       await shutdown();
     },
   );
+  return Object.assign(connection, {
+    // The library reports the status of the POST itself as this error; a response stream that
+    // broke later reaches us through the guard, as a JSON-RPC error instead.
+    isExpired: (error: unknown): boolean => {
+      const cause = McpProtocolError.isInstance(error) ? error.cause : undefined;
+      return (
+        sessionId !== undefined &&
+        SdkHttpError.isInstance(cause) &&
+        cause.status === 404 &&
+        cause.code === SdkErrorCode.ClientHttpNotImplemented
+      );
+    },
+    abandon: async (): Promise<void> => {
+      await client.close().catch(() => {});
+      await shutdown();
+    },
+  });
 }
 
 async function handshake(

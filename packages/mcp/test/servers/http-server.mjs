@@ -5,8 +5,12 @@
 // store: the tool `split` closes its stream mid-call so the client must resume), /mcp-204
 // (notifications acknowledged with 204 instead of 202), /html (200
 // text/html), /error (500), /bad-version (initialize answered with version 1999-01-01),
-// /slow-headers (never answers). Every JSON-RPC message POSTed is appended as a
-// JSON line to $FAKE_LOG when set.
+// /slow-headers (never answers), /mcp-forgetful (initialize and notifications accepted, every
+// other request answered 404 as if its session had just expired). Test switches, as query
+// parameters of POST /control: `forget=1` drops every session (later requests carrying their
+// ids get 404), `extra=1|0` gives new sessions the tool `extra` from the start, `refuse-init=1|0`
+// answers initialize with 500. Every JSON-RPC message POSTed is appended as a JSON line to
+// $FAKE_LOG when set, and so is every execution of `tick` and `vanish` (`{ ran, session }`).
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -43,6 +47,9 @@ function eventStore() {
     },
   };
 }
+
+/** Test switches, set through POST /control. */
+const switches = { extra: false, refuseInit: false };
 
 function mcpServer(transport) {
   const server = new McpServer(
@@ -103,6 +110,20 @@ function mcpServer(transport) {
       return text(JSON.stringify({ ping, roots }));
     },
   );
+  server.registerTool('tick', { description: 'Counts its runs in the log.' }, async (ctx) => {
+    log({ ran: 'tick', session: ctx.sessionId });
+    return text('tick');
+  });
+  server.registerTool(
+    'vanish',
+    { description: 'Forgets its session and cuts its own stream mid-call.' },
+    (ctx) => {
+      log({ ran: 'vanish', session: ctx.sessionId });
+      sessions.clear();
+      setTimeout(() => transport.closeSSEStream(ctx.mcpReq.id), 50);
+      return new Promise(() => {});
+    },
+  );
   let added = false;
   server.registerTool('add_tool', { description: 'Adds the tool extra.' }, async () => {
     if (added) return text('already added');
@@ -114,6 +135,14 @@ function mcpServer(transport) {
     );
     return text('added');
   });
+  if (switches.extra) {
+    added = true;
+    server.registerTool(
+      'extra',
+      { description: 'Added at run time.', inputSchema: schema({}) },
+      async () => text('extra ran'),
+    );
+  }
   server.registerResource(
     'readme',
     'fixture://readme',
@@ -167,6 +196,15 @@ async function handle(req, res) {
     return;
   }
   if (url.pathname === '/slow-headers') return; // never answers
+  if (url.pathname === '/control') {
+    if (url.searchParams.get('forget') === '1') sessions.clear();
+    if (url.searchParams.has('extra')) switches.extra = url.searchParams.get('extra') === '1';
+    if (url.searchParams.has('refuse-init')) {
+      switches.refuseInit = url.searchParams.get('refuse-init') === '1';
+    }
+    res.writeHead(204).end();
+    return;
+  }
   if (url.pathname === '/bad-version') {
     const message = JSON.parse(raw);
     res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -182,13 +220,25 @@ async function handle(req, res) {
     );
     return;
   }
-  if (!['/mcp', '/mcp-json', '/mcp-resumable', '/mcp-204'].includes(url.pathname)) {
+  const paths = ['/mcp', '/mcp-json', '/mcp-resumable', '/mcp-204', '/mcp-forgetful'];
+  if (!paths.includes(url.pathname)) {
     res.writeHead(404).end();
     return;
   }
   const body = raw ? JSON.parse(raw) : undefined;
   if (body !== undefined) for (const message of Array.isArray(body) ? body : [body]) log(message);
   const sessionId = req.headers['mcp-session-id'];
+  const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
+  const initializing = messages.some((message) => message?.method === 'initialize');
+  if (initializing && switches.refuseInit) {
+    res.writeHead(500, { 'content-type': 'text/plain' }).end('initialize refused');
+    return;
+  }
+  const carriesRequest = messages.some((message) => message?.id !== undefined && message?.method);
+  if (url.pathname === '/mcp-forgetful' && sessionId && carriesRequest && !initializing) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('session expired');
+    return;
+  }
   const transport = await transportFor(url.pathname, sessionId, body);
   if (!transport) {
     res.writeHead(sessionId ? 404 : 400, { 'content-type': 'text/plain' }).end('no session');
