@@ -1,6 +1,8 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '@mh/core';
 import { Report } from '@mh/eval';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSuiteArgs, type SuiteOptions } from '../src/cli/args.js';
@@ -108,5 +110,26 @@ describe('a dry run', () => {
     await expect(runSuite(dryRunOptions(second.out), { progress: false })).rejects.toThrow(
       /already holds a report/,
     );
+  });
+});
+
+describe('a run with a baseline it cannot read', () => {
+  it('fails on --baseline before any session runs, for a missing or broken file', async () => {
+    for (const [name, content] of [
+      ['missing.json', undefined],
+      ['broken.json', '{ nope'],
+    ] as const) {
+      const baseline = join(folder, name);
+      if (content !== undefined) await writeFile(baseline, content);
+      const out = join(folder, `never-${name}`);
+      const error = await runSuite(dryRunOptions(out, ['--baseline', baseline]), {
+        progress: false,
+      }).catch((caught: unknown) => caught);
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).field).toBe('--baseline');
+      expect((error as Error).message).toContain(baseline);
+      // Nothing ran: a real model would have been paid for a run that then crashed.
+      expect(existsSync(out)).toBe(false);
+    }
   });
 });

@@ -87,6 +87,19 @@ function gradeCheck(task: Task, workspace: Workspace, sessions: ReadonlyMap<stri
   );
 }
 
+/** The baseline report; a file that is missing or not a report is a `ConfigError` on `--baseline`. */
+async function loadBaseline(path: string): Promise<Report> {
+  try {
+    return await Report.load(path);
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    // Report.load names `path` with the path in its text, or a field of the file's content.
+    const problem =
+      error.field === 'path' ? error.message.slice('path: '.length) : `${path}: ${error.message}`;
+    throw new ConfigError('--baseline', problem, { cause: error });
+  }
+}
+
 /**
  * Runs the suite: writes the workspace to a temp folder, runs every selected task `repeats` times
  * through `EvalRunner` (a fresh real Agent per session, the oracle in a dry run), grades each
@@ -105,6 +118,8 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
   if (existsSync(join(out, 'report.json')))
     throw new ConfigError('--out', `${out} already holds a report; choose another folder`);
   const baseline = baselinePath(options);
+  // Read before any session runs: a bad --baseline found after the run has already paid a model.
+  const baselineReport = baseline === undefined ? undefined : await loadBaseline(baseline);
   const workspace = generateWorkspace(options.seed);
   const root = await mkdtemp(join(tmpdir(), 'mh-evals-workspace-'));
   try {
@@ -203,8 +218,8 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
     const report = await runner.run();
     await report.save(join(out, 'report.json'));
     let comparison: Comparison | undefined;
-    if (baseline !== undefined) {
-      comparison = report.compare(await Report.load(baseline), {
+    if (baseline !== undefined && baselineReport !== undefined) {
+      comparison = report.compare(baselineReport, {
         method: 'interval',
         allowMissing: true,
       });

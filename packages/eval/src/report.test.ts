@@ -94,6 +94,17 @@ describe('Report', () => {
     await expect(Report.load('')).rejects.toThrow(/path/);
   });
 
+  it('refuses a missing or unreadable file with a ConfigError naming the path', async () => {
+    const missing = join(dir, 'no-such-baseline.json');
+    const error = await Report.load(missing).catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).field).toBe('path');
+    expect((error as Error).message).toContain(`${missing}: no report here (ENOENT)`);
+    const folder = await Report.load(dir).catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(folder)).toBe(true);
+    expect((folder as Error).message).toContain('cannot read the file (EISDIR)');
+  });
+
   it('rejects malformed runs at construction', () => {
     expect(() => reportOf([{ ...caseRun('x', 0, true), status: 'exploded' as never }])).toThrow(
       /status/,

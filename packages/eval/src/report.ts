@@ -61,7 +61,19 @@ export class Report {
   static async load(path: string): Promise<Report> {
     if (typeof path !== 'string' || path === '')
       throw new ConfigError('path', 'expected a file path');
-    const text = await readFile(path, 'utf8');
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError(
+        'path',
+        code === 'ENOENT'
+          ? `${path}: no report here (ENOENT)`
+          : `${path}: cannot read the file (${code})`,
+        { cause: error },
+      );
+    }
     let data: unknown;
     try {
       data = JSON.parse(text);
