@@ -104,6 +104,12 @@ describe('parseSuiteArgs', () => {
     expect(fieldOf(['--dry-run', '--frobnicate'])).toBe('--frobnicate');
   });
 
+  it('says how to give a value that starts with a dash', () => {
+    expect(() => parseSuiteArgs(['--dry-run', '--concurrency', '-1'])).toThrow(
+      "--concurrency: a value starting with '-' must be written --concurrency=VALUE",
+    );
+  });
+
   it('refuses --no-cache for OpenAI, whose cache the client cannot turn off', () => {
     expect(fieldOf(['--provider', 'openai', '--model', 'gpt-4o', '--no-cache'])).toBe('--no-cache');
   });

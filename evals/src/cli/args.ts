@@ -131,6 +131,9 @@ export function parseSuiteArgs(argv: readonly string[], cwd: string = process.cw
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const flag = /'(-[^']*)'/.exec(message)?.[1] ?? 'arguments';
+    // parseArgs reads `--concurrency -1` as a flag without its value and calls it "ambiguous".
+    if (/^Option '--[\w-]+' argument is ambiguous/.test(message))
+      throw new ConfigError(flag, `a value starting with '-' must be written ${flag}=VALUE`);
     throw new ConfigError(flag, message.split('\n')[0] ?? message);
   }
   if (values.help) return { kind: 'help' };
