@@ -1,7 +1,13 @@
-import { type Cassette, type CassetteKey, type DriftFinding, openCassette } from '@mh/eval';
+import {
+  type Cassette,
+  CassetteFileError,
+  type CassetteKey,
+  type DriftFinding,
+  openCassette,
+} from '@mh/eval';
 import type { Provider, ToolRegistry } from '@mh/sdk';
 import { ToolExecutor } from '@mh/sdk';
-import type { CliOptions } from './args.js';
+import { type CliOptions, UsageError } from './args.js';
 
 /** The key of mh's recordings: one conversation per file. */
 export const CLI_KEY: CassetteKey = { case: 'mh', repeat: 0 };
@@ -19,21 +25,46 @@ export async function openCliCassette(
   model: string,
   warn: (message: string) => void,
 ): Promise<Cassette | undefined> {
-  if (options.record !== undefined) {
-    return openCassette(options.record, {
-      mode: 'record',
-      meta: { recordedBy: 'mh', provider: options.provider, model },
-      onWarning: warn,
-    });
-  }
-  if (options.replay !== undefined) {
-    return openCassette(options.replay, {
-      mode: options.provider === undefined ? 'lockdown' : 'replay',
-      strict: false,
-      onWarning: warn,
-    });
+  try {
+    if (options.record !== undefined) {
+      return await openCassette(options.record, {
+        mode: 'record',
+        meta: { recordedBy: 'mh', provider: options.provider, model },
+        onWarning: warn,
+      });
+    }
+    if (options.replay !== undefined) {
+      return await openCassette(options.replay, {
+        mode: options.provider === undefined ? 'lockdown' : 'replay',
+        strict: false,
+        onWarning: warn,
+      });
+    }
+  } catch (error) {
+    throw CassetteFileError.isInstance(error) ? cassetteUsageError(error, options) : error;
   }
   return undefined;
+}
+
+/**
+ * A cassette file error in the command line's words: the flag instead of the library's `path`
+ * field, and advice a user of `mh` can follow (there is no `overwrite` or `mode` flag).
+ */
+function cassetteUsageError(error: CassetteFileError, options: CliOptions): UsageError {
+  const flag = options.record !== undefined ? '--record' : '--replay';
+  switch (error.problem) {
+    case 'exists':
+      return new UsageError(
+        `--record ${error.path}: a cassette already exists here; record to a new file or delete this one`,
+      );
+    case 'missing':
+      return new UsageError(
+        `--replay ${error.path}: no cassette here (record one with --record ${error.path})`,
+      );
+    default:
+      // The message is `path: <path>: <what is wrong>`; keep all of it but the field name.
+      return new UsageError(`${flag} ${error.message.slice(`${error.field}: `.length)}`);
+  }
 }
 
 /** The model a replay should ask for: the recorded one, unless `--model` says otherwise. */

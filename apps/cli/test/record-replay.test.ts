@@ -120,6 +120,26 @@ describe('mh --record / --replay', () => {
     ]);
   });
 
+  it('names the flag, not the library option, in cassette file errors', async () => {
+    const { cassette } = await record('Hello');
+    const exists = await runCli(['--fake', '--record', cassette, 'Hello']);
+    expect(exists.stderr.trim()).toBe(
+      `mh: --record ${cassette}: a cassette already exists here; record to a new file or delete this one`,
+    );
+    const missing = join(tempDir(), 'none.jsonl');
+    const absent = await runCli(['--replay', missing, 'Hello']);
+    expect(absent.stderr.trim()).toBe(
+      `mh: --replay ${missing}: no cassette here (record one with --record ${missing})`,
+    );
+    const empty = join(tempDir(), 'empty.jsonl');
+    writeFileSync(empty, '');
+    const blank = await runCli(['--replay', empty, 'Hello']);
+    expect([blank.code, blank.stderr.trim()]).toEqual([
+      2,
+      `mh: --replay ${empty}: the file is empty`,
+    ]);
+  });
+
   it('lists --record and --replay in the help', async () => {
     const help = await runCli(['--help']);
     expect(help.stdout).toContain('--record FILE');
