@@ -77,6 +77,18 @@ function parseMcp(spec: string): CliOptions['mcp'][number] {
   return { name, command, args };
 }
 
+/** Every `--mcp` value; a NAME given twice would register no tools of its second server. */
+function parseMcpServers(specs: readonly string[]): CliOptions['mcp'] {
+  const servers = specs.map(parseMcp);
+  const names = new Set<string>();
+  for (const { name } of servers) {
+    if (names.has(name))
+      throw new UsageError(`--mcp ${name}: the name is given twice; give each server its own NAME`);
+    names.add(name);
+  }
+  return servers;
+}
+
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1) {
@@ -189,7 +201,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     session: values.session,
     listSessions: values['list-sessions'] ?? false,
     trace: values.trace ?? false,
-    mcp: (values.mcp ?? []).map(parseMcp),
+    mcp: parseMcpServers(values.mcp ?? []),
     listTools: values['list-tools'] ?? false,
     record: values.record,
     replay: values.replay,

@@ -44,6 +44,20 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('--mcp expects NAME=COMMAND');
   });
 
+  it('rejects a server NAME given twice with exit code 2, before starting any server', async () => {
+    const run = await runCli([
+      '--mcp',
+      'fs=node -e 0',
+      '--mcp',
+      'fs=http://127.0.0.1:9/mcp',
+      '--list-tools',
+    ]);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      'mh: --mcp fs: the name is given twice; give each server its own NAME',
+    ]);
+  });
+
   it('reaches a streamable HTTP server given as NAME=URL and lets the agent call it', async () => {
     const child = spawn(process.execPath, [httpServer], { stdio: ['pipe', 'pipe', 'inherit'] });
     try {
