@@ -150,6 +150,22 @@ export async function startMcpServers(
   return { registered, close };
 }
 
+/** The model the run asks for: `--model`, else the recorded one of a replay, else the default. */
+export function runModel(options: CliOptions, cassette?: Cassette): string {
+  return options.model ?? recordedModel(cassette) ?? DEFAULT_MODELS[options.provider ?? 'fake'];
+}
+
+/** The REPL's first line: which model answers (a replay without a provider: the recording). */
+export function replGreeting(options: CliOptions, cassette?: Cassette): string {
+  const who =
+    cassette?.mode === 'lockdown'
+      ? `replaying ${cassette.path}, model ${runModel(options, cassette)}`
+      : options.provider === 'fake'
+        ? 'offline fake model'
+        : `${options.provider}, model ${runModel(options, cassette)}`;
+  return `mh — ${who}. Type a question, /help for commands, Ctrl-C twice to exit.\n`;
+}
+
 /** Builds the agent the command line describes. */
 export async function buildAgent(
   options: CliOptions,
@@ -166,7 +182,7 @@ export async function buildAgent(
     session,
     tracer,
     provider,
-    model: options.model ?? recordedModel(cassette) ?? DEFAULT_MODELS[options.provider ?? 'fake'],
+    model: runModel(options, cassette),
     system: options.system,
     tools: cassetteTools(cassette, registry, options.grants),
     permissions: { grants: options.grants },

@@ -12,6 +12,7 @@ import {
   localTools,
   type McpServers,
   openStore,
+  replGreeting,
   shownDb,
   startMcpServers,
 } from './build-agent.js';
@@ -130,9 +131,7 @@ async function runAgent(
   });
   lines.on('SIGINT', () => session.interrupt());
   if (interactive) {
-    process.stderr.write(
-      'mh — offline fake model. Type a question, /help for commands, Ctrl-C twice to exit.\n',
-    );
+    process.stderr.write(replGreeting(options, cassette));
     lines.setPrompt('> ');
     lines.prompt();
   }

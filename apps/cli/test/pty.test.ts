@@ -42,4 +42,26 @@ describe.skipIf(!hasScript)('mh REPL in a pseudo-terminal', () => {
     expect(await exited).toBe(130);
     expect(screen).not.toContain('You said: "Tell me a story');
   });
+
+  it('names the provider and model in the greeting, not the fake model, for a real provider', async () => {
+    // A local OpenAI-compatible endpoint needs no key; nothing is asked before /exit.
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} --provider openai --base-url http://127.0.0.1:9/v1 --model local-7b`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'dumb' },
+    });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      screen += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(
+      () => screen.includes('> '),
+      10_000,
+      () => screen,
+    );
+    child.stdin.write('/exit\r');
+    expect(await exited).toBe(0);
+    expect(screen).toContain('mh — openai, model local-7b.');
+    expect(screen).not.toContain('offline fake model');
+  });
 });
