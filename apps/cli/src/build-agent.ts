@@ -128,17 +128,20 @@ export async function startMcpServers(
     for (const [signal, handler] of handlers) process.off(signal, handler);
     process.off('SIGINT', onInterrupt);
   };
+  // Every warning of the client and of the registry already starts with "MCP server NAME:".
+  const onWarning = (warning: string): void => {
+    process.stderr.write(`mh: ${warning}\n`);
+  };
   try {
     for (const server of options.mcp) {
       const client = new McpClient(
         server.name,
         'url' in server ? { url: server.url } : { command: server.command, args: server.args },
+        { onWarning },
       );
       clients.push(client);
       await client.connect();
-      const result = await registerMcpTools(registry, client, {
-        onWarning: (warning: string) => process.stderr.write(`mh: ${server.name}: ${warning}\n`),
-      });
+      const result = await registerMcpTools(registry, client, { onWarning });
       for (const tool of result.registered) {
         registered.push({ server: server.name, name: tool.name, permission: tool.permission });
       }

@@ -12,6 +12,11 @@ const fromMcp = createRequire(new URL('../../../packages/mcp/package.json', impo
 const serverDir = dirname(fromMcp.resolve('@modelcontextprotocol/server-filesystem/package.json'));
 const server = join(serverDir, 'dist', 'index.js');
 
+// The misbehaving stdio server of @mh/mcp's tests (paged lists, a schema that does not compile).
+const fakeServer = fileURLToPath(
+  new URL('../../../packages/mcp/test/servers/fake-server.mjs', import.meta.url),
+);
+
 // The streamable HTTP fixture of @mh/mcp (the official server library behind node:http).
 const httpServer = fileURLToPath(
   new URL('../../../packages/mcp/test/servers/http-server.mjs', import.meta.url),
@@ -42,6 +47,16 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     const run = await runCli(['--fake', '--mcp', 'no-equals-sign', 'hi']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--mcp expects NAME=COMMAND');
+  });
+
+  it("prints the client's and the registry's warnings as mh lines, each naming its server once", async () => {
+    const paged = await runCli(['--mcp', `fk=node ${fakeServer} paged`, '--list-tools']);
+    expect(paged.code).toBe(0);
+    expect(paged.stderr).toContain('mh: MCP server fk: tools/list repeated cursor');
+    expect(paged.stderr).not.toContain('(node:');
+    const ok = await runCli(['--mcp', `fk=node ${fakeServer} ok`, '--list-tools']);
+    expect(ok.stderr).toContain('mh: MCP server fk: dropped tool bad_schema');
+    expect(ok.stderr).not.toContain('mh: fk: MCP server fk');
   });
 
   it('rejects a server NAME given twice with exit code 2, before starting any server', async () => {
