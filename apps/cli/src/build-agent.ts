@@ -1,6 +1,14 @@
 import type { Cassette } from '@mh/eval';
 import type { Provider, SessionStore, Tracer } from '@mh/sdk';
-import { Agent, calculatorTool, fake, ToolRegistry, withRetry, workspaceTools } from '@mh/sdk';
+import {
+  Agent,
+  ConfigError,
+  calculatorTool,
+  fake,
+  ToolRegistry,
+  withRetry,
+  workspaceTools,
+} from '@mh/sdk';
 import type { CliOptions } from './args.js';
 import { UsageError } from './args.js';
 import { cassetteProvider, cassetteTools, recordedModel } from './record-replay.js';
@@ -50,13 +58,23 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i;
  * machines can share it), else a SQLite file. Each store and its driver load only when used.
  */
 export async function openStore(db: string): Promise<SessionStore> {
-  if (POSTGRES_URL.test(db)) {
-    const { openPostgresStore } = await import('@mh/session-sqlite/postgres');
-    return openPostgresStore({ connectionString: db });
+  try {
+    if (POSTGRES_URL.test(db)) {
+      const { openPostgresStore } = await import('@mh/session-sqlite/postgres');
+      return await openPostgresStore({ connectionString: db });
+    }
+    const { openSqliteStore } = await import('@mh/session-sqlite');
+    return await openSqliteStore(db);
+  } catch (error) {
+    // The stores name their own options (`path`, `connectionString`); on the command line both
+    // are --db. The rest of the message already says which file or server, password removed.
+    if (ConfigError.isInstance(error) && DB_FIELDS.includes(error.field))
+      throw new UsageError(`--db: ${error.message.slice(`${error.field}: `.length)}`);
+    throw error;
   }
-  const { openSqliteStore } = await import('@mh/session-sqlite');
-  return openSqliteStore(db);
 }
+
+const DB_FIELDS: readonly string[] = ['path', 'connectionString'];
 
 /** `--db` as mh prints it: a PostgreSQL URL loses its password. */
 export function shownDb(db: string): string {

@@ -76,4 +76,16 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(readFileSync(path, 'utf8')).toBe('just some notes\n');
   });
+
+  it('names --db, not the store option, when the database cannot be opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mh-notdb-'));
+    const missing = join(dir, 'no', 'such', 'folder', 'mh.db');
+    const run = await runCli(['--fake', '--db', missing, 'hello']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      `mh: --db: ${missing}: cannot be opened (Cannot open database because the directory does not exist)`,
+    ]);
+    const url = await runCli(['--fake', '--db', 'postgres://[nope', 'hello']);
+    expect([url.code, url.stderr.trim()]).toEqual([2, 'mh: --db: is not a valid URL']);
+  });
 });
