@@ -82,10 +82,23 @@ export type PermissionDecision =
   | { readonly allow: true }
   | { readonly allow: false; readonly reason: string };
 
+/**
+ * What a policy would answer without asking anyone: a decision, or `'ask'` when only a human's
+ * answer (an approval prompt) would decide.
+ */
+export type PermissionPreview = PermissionDecision | 'ask';
+
 /** Decides whether a tool call may run. A subprocess sandbox can plug in here. */
 export interface PermissionPolicy {
   /** Allows or denies one call; may ask a human (asynchronously). */
   check(request: PermissionRequest): PermissionDecision | Promise<PermissionDecision>;
+  /**
+   * Says what `check` would answer for `request` without side effects: it never asks a human,
+   * prompts, logs a decision or spends a one-time grant. Answers `'ask'` where `check` would ask
+   * someone. Optional: a policy without it cannot be previewed (a replay then compares no
+   * decisions for its calls).
+   */
+  preview?(request: PermissionRequest): PermissionPreview | Promise<PermissionPreview>;
 }
 
 /** How a call ended. */
@@ -135,6 +148,36 @@ export interface ToolExecutionContext {
   readonly hooks?: ToolCallHooks;
 }
 
+/** What an executor would do with a call, as `ToolExecutor.preview` says without running it. */
+export const TOOL_CALL_PREVIEW_DECISIONS = [
+  'run',
+  'denied',
+  'unknown-tool',
+  'invalid-arguments',
+  'ask',
+  'undecidable',
+] as const;
+/**
+ * `run`: the policy allows it and the tool would run; `denied`: the policy would refuse it;
+ * `unknown-tool`: no tool has that name; `invalid-arguments`: the arguments would be rejected
+ * before the policy is asked; `ask`: the policy would ask a human, so only that answer decides;
+ * `undecidable`: the executor cannot tell without running it (e.g. its policy has no `preview`).
+ */
+export type ToolCallPreviewDecision = (typeof TOOL_CALL_PREVIEW_DECISIONS)[number];
+
+/** What would happen to one tool call, found without running the tool or asking anyone. */
+export interface ToolCallPreview {
+  /** What the executor would do with the call. */
+  readonly decision: ToolCallPreviewDecision;
+  /** The permission the tool declares, when the tool exists. */
+  readonly permission?: Permission;
+  /**
+   * Why, for `denied` (the policy's reason, as the model would read it), `invalid-arguments` (the
+   * problems) and `undecidable`; absent otherwise.
+   */
+  readonly reason?: string;
+}
+
 /**
  * Runs the tool calls of one assistant turn: the port `@mh/tools`' executor implements. It decides
  * policy, validation, timeouts and parallelism, and never throws for a tool's failure.
@@ -150,4 +193,27 @@ export interface ToolExecutor {
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
   ): AsyncIterable<ToolOutcome>;
+  /**
+   * Says what `execute` would do with `call` (look-up, argument checks, permission policy) without
+   * running the tool and without asking anyone: no approval prompt, no side effect. A replay uses
+   * it to notice that a served recorded outcome no longer matches the current tools and policy.
+   * An unknown tool or bad arguments are answers, not throws. Optional: an executor without it
+   * cannot be previewed.
+   */
+  preview?(call: ToolUseBlock): Promise<ToolCallPreview>;
+}
+
+/**
+ * `executor.preview(call)`, or `undecidable` for an executor without `preview`: what a wrapping
+ * executor (fencing, recording, replaying) answers so that wrapping never hides a preview.
+ */
+export function previewToolCall(
+  executor: ToolExecutor,
+  call: ToolUseBlock,
+): Promise<ToolCallPreview> {
+  if (typeof executor.preview === 'function') return executor.preview(call);
+  return Promise.resolve({
+    decision: 'undecidable',
+    reason: 'the tool executor cannot preview calls',
+  });
 }

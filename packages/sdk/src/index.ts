@@ -32,6 +32,7 @@ export {
   type StreamEvent,
   type Summarizer,
   type Tool,
+  type ToolCallPreview,
   ToolInputError,
   type ToolOutcome,
   ToolTimeoutError,

@@ -63,3 +63,24 @@ describe('defaultPermissionPolicy', () => {
     expect(ConfigError.isInstance(error) && error.field).toBe('grants');
   });
 });
+
+describe('defaultPermissionPolicy.preview', () => {
+  it('allows a granted permission, read always', async () => {
+    const policy = defaultPermissionPolicy({ grants: ['write'] });
+    expect(await policy.preview?.(request('read'))).toEqual({ allow: true });
+    expect(await policy.preview?.(request('write'))).toEqual({ allow: true });
+  });
+
+  it('denies an ungranted permission with the reason check gives when nobody can approve', async () => {
+    const policy = defaultPermissionPolicy({ grants: ['write'] });
+    expect(await policy.preview?.(request('exec'))).toEqual(await policy.check(request('exec')));
+    expect(await policy.preview?.(request('exec'))).toMatchObject({ allow: false });
+  });
+
+  it('answers ask for an ungranted permission when approve is set, and never calls it', async () => {
+    let asked = 0;
+    const policy = defaultPermissionPolicy({ approve: () => ++asked > 0 });
+    expect(await policy.preview?.(request('exec'))).toBe('ask');
+    expect(asked).toBe(0);
+  });
+});

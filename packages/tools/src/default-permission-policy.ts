@@ -1,4 +1,10 @@
-import type { Permission, PermissionDecision, PermissionPolicy, PermissionRequest } from '@mh/core';
+import type {
+  Permission,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionPreview,
+  PermissionRequest,
+} from '@mh/core';
 import { ConfigError } from '@mh/core';
 import { isPermission } from './validate-tool.js';
 
@@ -19,7 +25,8 @@ export interface DefaultPermissionPolicyOptions {
 /**
  * The default policy: `read` is allowed; `write` and `exec` need a grant or a yes from `approve`.
  * A denial's reason tells the model (and the user) how to grant it, e.g.
- * `'write' tools are not allowed in this session`.
+ * `'write' tools are not allowed in this session`. Its `preview` answers the same without asking:
+ * `'ask'` where `check` would call `approve`.
  */
 export function defaultPermissionPolicy(
   options: DefaultPermissionPolicyOptions = {},
@@ -33,16 +40,24 @@ export function defaultPermissionPolicy(
     throw new ConfigError('approve', 'expected a function');
   }
   const granted = new Set<Permission>(['read', ...grants]);
+  const preview = (request: PermissionRequest): PermissionPreview => {
+    if (granted.has(request.permission)) return { allow: true };
+    if (approve === undefined) {
+      return {
+        allow: false,
+        reason: `'${request.permission}' tools are not allowed in this session`,
+      };
+    }
+    return 'ask';
+  };
   return {
     async check(request: PermissionRequest): Promise<PermissionDecision> {
-      if (granted.has(request.permission)) return { allow: true };
-      if (approve === undefined) {
-        return {
-          allow: false,
-          reason: `'${request.permission}' tools are not allowed in this session`,
-        };
-      }
-      return (await approve(request)) ? { allow: true } : { allow: false, reason: 'not approved' };
+      const answer = preview(request);
+      if (answer !== 'ask') return answer;
+      return (await approve?.(request))
+        ? { allow: true }
+        : { allow: false, reason: 'not approved' };
     },
+    preview,
   };
 }

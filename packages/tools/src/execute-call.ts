@@ -80,17 +80,10 @@ export async function executeCall(
       tool,
     );
 
-  const tool = settings.registry.get(call.name);
-  if (!tool) return fail('unknown-tool', unknownToolText(call.name, settings.registry.names()));
-  if (call.rawInput !== undefined) {
-    const issue = `could not parse JSON arguments: ${jsonErrorOf(call.rawInput)}`;
-    return fail('invalid-arguments', new ToolInputError(tool.name, [issue]).message, 0, tool);
-  }
-  const parsed = safeParse(tool, call.input);
-  if (!parsed.success) {
-    return fail('invalid-arguments', new ToolInputError(tool.name, parsed.issues).message, 0, tool);
-  }
-  const decision = await checkPolicy(settings.policy, tool, parsed.value, call.id, signal);
+  const admitted = admitCall(call, settings.registry);
+  if (!admitted.ok) return fail(admitted.status, admitted.text, 0, admitted.tool);
+  const { tool, input } = admitted;
+  const decision = await checkPolicy(settings.policy, tool, input, call.id, signal);
   if (signal.aborted) return fail('cancelled', `Cancelled: ${tool.name} did not run.`, 0, tool);
   if (!decision.allow) {
     const denial = new PermissionDeniedError(tool.name, tool.permission, decision.reason);
@@ -102,7 +95,7 @@ export async function executeCall(
     const output = await retry(
       (attempt) => {
         attempts = attempt;
-        return runAttempt(tool, { input: parsed.value, callId: call.id, attempt, signal, clock });
+        return runAttempt(tool, { input, callId: call.id, attempt, signal, clock });
       },
       {
         ...settings.backoff,
@@ -120,6 +113,48 @@ export async function executeCall(
     if (ToolTimeoutError.isInstance(error)) return fail('timeout', error.message, attempts, tool);
     return fail('error', errorText(tool.name, error), attempts, tool);
   }
+}
+
+/** A call past look-up and argument checks, or why it stopped there. */
+export type AdmittedCall =
+  | { readonly ok: true; readonly tool: Tool; readonly input: unknown }
+  | {
+      readonly ok: false;
+      readonly status: 'unknown-tool' | 'invalid-arguments';
+      /** What the model reads. */
+      readonly text: string;
+      /** The tool, when it exists. */
+      readonly tool?: Tool;
+    };
+
+/**
+ * Looks the call's tool up and validates its arguments: the checks before the policy, shared by
+ * `executeCall` and `previewCall` so a preview rejects exactly what a run would.
+ */
+export function admitCall(call: ToolUseBlock, registry: ToolRegistry): AdmittedCall {
+  const tool = registry.get(call.name);
+  if (!tool)
+    return {
+      ok: false,
+      status: 'unknown-tool',
+      text: unknownToolText(call.name, registry.names()),
+    };
+  if (call.rawInput !== undefined) {
+    const issue = `could not parse JSON arguments: ${jsonErrorOf(call.rawInput)}`;
+    const text = new ToolInputError(tool.name, [issue]).message;
+    return { ok: false, status: 'invalid-arguments', text, tool };
+  }
+  const parsed = safeParse(tool, call.input);
+  if (!parsed.success) {
+    const text = new ToolInputError(tool.name, parsed.issues).message;
+    return { ok: false, status: 'invalid-arguments', text, tool };
+  }
+  return { ok: true, tool, input: parsed.value };
+}
+
+/** The denial reason for a policy that threw: a failed check never lets a call run. */
+export function policyFailureReason(error: unknown): string {
+  return `the permission check failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function unknownToolText(name: string, available: readonly string[]): string {
@@ -177,8 +212,7 @@ async function checkPolicy(
   try {
     return await Promise.race([(async () => policy.check(request))(), aborted]);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { allow: false, reason: `the permission check failed: ${reason}` };
+    return { allow: false, reason: policyFailureReason(error) };
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

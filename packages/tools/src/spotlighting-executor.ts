@@ -3,7 +3,9 @@ import {
   ConfigError,
   checkBoundary,
   fenceUntrusted,
+  previewToolCall,
   type ToolCallHooks,
+  type ToolCallPreview,
   type ToolCallStatus,
   type ToolExecutionContext,
   type ToolExecutor as ToolExecutorPort,
@@ -111,6 +113,13 @@ export class SpotlightingExecutor implements ToolExecutorPort {
   /** The wrapped executor's tools. */
   specs(): readonly ToolSpec[] {
     return this.#inner.specs();
+  }
+
+  /**
+   * The wrapped executor's preview (fencing changes no decision); `undecidable` when it has none.
+   */
+  preview(call: ToolUseBlock): Promise<ToolCallPreview> {
+    return previewToolCall(this.#inner, call);
   }
 
   /** Runs the calls through the wrapped executor and yields the outcomes with fenced results. */

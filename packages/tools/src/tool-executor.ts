@@ -4,6 +4,7 @@ import type {
   Permission,
   PermissionPolicy,
   Tool,
+  ToolCallPreview,
   ToolExecutionContext,
   ToolExecutor as ToolExecutorPort,
   ToolOutcome,
@@ -14,6 +15,7 @@ import { AsyncQueue, ConfigError, systemClock } from '@mh/core';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';
+import { previewCall } from './preview-call.js';
 import { ToolRegistry } from './tool-registry.js';
 import { isTransientError } from './transient-error.js';
 
@@ -133,6 +135,16 @@ export class ToolExecutor implements ToolExecutorPort {
   /** The tools to advertise, in registration order. */
   specs(): readonly ToolSpec[] {
     return this.#registry.specs();
+  }
+
+  /**
+   * Says what `execute` would do with `call` without running it or asking anyone: `unknown-tool`
+   * and `invalid-arguments` as `execute` finds them, then the policy's `preview` (`run`, `denied`
+   * with its reason, or `ask` where the default policy would call `approve`, which it never calls
+   * here). A custom policy without `preview` gives `undecidable`.
+   */
+  preview(call: ToolUseBlock): Promise<ToolCallPreview> {
+    return previewCall(call, this.#registry, this.#settings.policy);
   }
 
   /**

@@ -1,0 +1,172 @@
+import type { PermissionPolicy, PermissionRequest, ToolUseBlock } from '@mh/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool } from './define-tool.js';
+import { SpotlightingExecutor } from './spotlighting-executor.js';
+import { ToolExecutor } from './tool-executor.js';
+
+let runs = 0;
+
+const shell = defineTool({
+  name: 'shell',
+  description: 'Runs a command.',
+  input: z.object({ command: z.string() }),
+  permission: 'exec',
+  run: ({ command }) => {
+    runs++;
+    return command;
+  },
+});
+
+const look = defineTool({
+  name: 'look',
+  description: 'Reads something.',
+  input: z.object({ path: z.string() }),
+  permission: 'read',
+  run: ({ path }) => {
+    runs++;
+    return path;
+  },
+});
+
+function call(name: string, input: unknown = { command: 'ls' }): ToolUseBlock {
+  return { type: 'tool_use', id: 'c1', name, input };
+}
+
+describe('ToolExecutor.preview', () => {
+  it('says a granted call would run, with the tool permission, without running it', async () => {
+    const executor = new ToolExecutor({ tools: [shell], grants: ['exec'] });
+    expect(await executor.preview(call('shell'))).toEqual({ decision: 'run', permission: 'exec' });
+    expect(runs).toBe(0);
+  });
+
+  it('says an ungranted call would be denied, with the reason execute gives', async () => {
+    const executor = new ToolExecutor({ tools: [shell] });
+    expect(await executor.preview(call('shell'))).toEqual({
+      decision: 'denied',
+      permission: 'exec',
+      reason: "'exec' tools are not allowed in this session",
+    });
+  });
+
+  it('says a call needs a human when the default policy would ask, and never asks', async () => {
+    const asked: PermissionRequest[] = [];
+    const executor = new ToolExecutor({
+      tools: [shell],
+      approve: (request) => {
+        asked.push(request);
+        return true;
+      },
+    });
+    expect(await executor.preview(call('shell'))).toEqual({ decision: 'ask', permission: 'exec' });
+    expect(asked).toEqual([]);
+  });
+
+  it('says an unknown tool is unknown, with no permission', async () => {
+    const executor = new ToolExecutor({ tools: [shell] });
+    expect(await executor.preview(call('rm'))).toEqual({
+      decision: 'unknown-tool',
+      reason: 'Unknown tool: rm. Available tools: shell',
+    });
+  });
+
+  it('says invalid arguments are invalid before asking the policy', async () => {
+    const checked: PermissionRequest[] = [];
+    const policy: PermissionPolicy = {
+      check: () => ({ allow: true }),
+      preview: (request) => {
+        checked.push(request);
+        return { allow: true };
+      },
+    };
+    const executor = new ToolExecutor({ tools: [shell], policy });
+    const preview = await executor.preview(call('shell', { command: 7 }));
+    expect(preview).toMatchObject({ decision: 'invalid-arguments', permission: 'exec' });
+    expect(preview.reason).toContain('command');
+    expect(checked).toEqual([]);
+  });
+
+  it('says unparseable JSON arguments are invalid, as execute does', async () => {
+    const executor = new ToolExecutor({ tools: [shell], grants: ['exec'] });
+    const broken: ToolUseBlock = { ...call('shell', {}), rawInput: '{"command": ' };
+    expect(await executor.preview(broken)).toMatchObject({ decision: 'invalid-arguments' });
+  });
+
+  it('asks a custom policy for its preview with the validated arguments', async () => {
+    const requests: PermissionRequest[] = [];
+    const policy: PermissionPolicy = {
+      check: () => ({ allow: true }),
+      preview: (request) => {
+        requests.push(request);
+        return { allow: false, reason: 'no shells on Fridays' };
+      },
+    };
+    const executor = new ToolExecutor({ tools: [shell], policy });
+    expect(await executor.preview(call('shell'))).toEqual({
+      decision: 'denied',
+      permission: 'exec',
+      reason: 'no shells on Fridays',
+    });
+    expect(requests).toEqual([
+      { toolName: 'shell', permission: 'exec', input: { command: 'ls' }, callId: 'c1' },
+    ]);
+  });
+
+  it('says undecidable for a policy without preview, and never calls its check', async () => {
+    let checks = 0;
+    const executor = new ToolExecutor({
+      tools: [shell],
+      policy: {
+        check: () => {
+          checks++;
+          return { allow: true };
+        },
+      },
+    });
+    expect(await executor.preview(call('shell'))).toMatchObject({
+      decision: 'undecidable',
+      permission: 'exec',
+    });
+    expect(checks).toBe(0);
+  });
+
+  it('says denied when the policy preview throws, as execute denies when check throws', async () => {
+    const policy: PermissionPolicy = {
+      check: () => ({ allow: true }),
+      preview: () => {
+        throw new Error('policy file missing');
+      },
+    };
+    const executor = new ToolExecutor({ tools: [shell], policy });
+    expect(await executor.preview(call('shell'))).toEqual({
+      decision: 'denied',
+      permission: 'exec',
+      reason: 'the permission check failed: policy file missing',
+    });
+  });
+
+  it('previews a read tool as run without any grant', async () => {
+    const executor = new ToolExecutor({ tools: [look] });
+    expect(await executor.preview(call('look', { path: 'a' }))).toEqual({
+      decision: 'run',
+      permission: 'read',
+    });
+    expect(runs).toBe(0);
+  });
+});
+
+describe('SpotlightingExecutor.preview', () => {
+  it('answers with the wrapped executor preview', async () => {
+    const inner = new ToolExecutor({ tools: [shell] });
+    const executor = new SpotlightingExecutor({ executor: inner, boundary: 'fence-abcdefgh' });
+    expect(await executor.preview(call('shell'))).toEqual(await inner.preview(call('shell')));
+  });
+
+  it('says undecidable when the wrapped executor cannot preview', async () => {
+    const executor = new SpotlightingExecutor({
+      executor: { specs: () => [], execute: async function* () {} },
+      boundary: 'fence-abcdefgh',
+    });
+    expect(await executor.preview(call('shell'))).toMatchObject({ decision: 'undecidable' });
+  });
+});
