@@ -91,6 +91,22 @@ describe('the CI eval gate', () => {
     expect(result.out).toMatch(/percent +3\/3 → 0\/3/);
   });
 
+  it('fails with a harness drift when a served tool result had another permission', async () => {
+    // lookup_order was an exec tool when recorded and is read now: the replay serves its recorded
+    // results without running it, so only the executor's preview can tell.
+    const cassette = await editedCassette('permission.jsonl', 'order-status', (entry) => {
+      if (entry.type === 'tool')
+        entry.outcome = { ...(entry.outcome as object), permission: 'exec' };
+    });
+    const result = await gate(cassette);
+    expect(result.code).toBe(GATE_EXIT.regressed);
+    expect(result.out).toMatch(/order-status +3\/3 → 0\/3/);
+    expect(result.out).toContain('harness/replay-drift');
+    expect(result.err).toContain(
+      "(lookup_order): recorded: permission 'exec'; now: permission 'read'",
+    );
+  });
+
   it('fails on drift in a case that failed anyway: its pass rate cannot show it', async () => {
     // invoice fails 0/3 (the tool is down) in the baseline; a drifted request makes it fail
     // 0/3 for another reason, so only the drift itself says the replay no longer tests the code.

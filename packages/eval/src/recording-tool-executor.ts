@@ -1,10 +1,12 @@
-import type {
-  ToolCallHooks,
-  ToolExecutionContext,
-  ToolExecutor,
-  ToolOutcome,
-  ToolSpec,
-  ToolUseBlock,
+import {
+  previewToolCall,
+  type ToolCallHooks,
+  type ToolCallPreview,
+  type ToolExecutionContext,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolSpec,
+  type ToolUseBlock,
 } from '@mh/core';
 import { type KeyContext, toolLine } from './cassette-context.js';
 import type { CassetteKey } from './cassette-format.js';
@@ -80,6 +82,11 @@ export class RecordingToolExecutor implements ToolExecutor {
 
   specs(): readonly ToolSpec[] {
     return this.#inner.specs();
+  }
+
+  /** The inner executor's preview (recording changes no decision). */
+  preview(call: ToolUseBlock): Promise<ToolCallPreview> {
+    return previewToolCall(this.#inner, call);
   }
 
   async *execute(

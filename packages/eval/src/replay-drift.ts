@@ -7,14 +7,19 @@ export const DRIFT_KINDS = [
   'unrecorded-request',
   'unconsumed-requests',
   'tool-call',
+  'tool-permission',
+  'tool-decision',
   'unrecorded-tool-call',
   'unconsumed-tool-calls',
 ] as const;
 /**
  * `request-field`: a field of a request differs from the recording; `unrecorded-request`: the run
  * asked for more model calls than were recorded; `unconsumed-requests`: it asked for fewer (a
- * guard, an earlier stop); `tool-call`: a tool call's name or input differs; `unrecorded-tool-call`:
- * a call the recording has no result for; `unconsumed-tool-calls`: recorded calls never made.
+ * guard, an earlier stop); `tool-call`: a tool call's name or input differs; `tool-permission`: the
+ * tool's declared permission differs; `tool-decision`: the current tools and permission policy
+ * would decide the call otherwise than recorded (run vs denied, unknown tool, invalid arguments);
+ * `unrecorded-tool-call`: a call the recording has no result for; `unconsumed-tool-calls`: recorded
+ * calls never made.
  */
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 
@@ -29,7 +34,10 @@ export interface DriftFinding {
    * made it (-1 when no request was replayed for the key).
    */
   readonly requestIndex: number;
-  /** Where: a request field path, `requests`, `toolCalls.<id>.input…`, or `toolCalls`. */
+  /**
+   * Where: a request field path, `requests`, `toolCalls.<id>.input…`, `toolCalls.<id>.permission`,
+   * `toolCalls.<id>.status`, or `toolCalls`.
+   */
   readonly path: string;
   /** The recorded value (a count for the `unconsumed-*` and `unrecorded-*` kinds). */
   readonly recorded: unknown;

@@ -1,4 +1,6 @@
 import {
+  previewToolCall,
+  type ToolCallPreview,
   type ToolExecutionContext,
   type ToolExecutor,
   type ToolOutcome,
@@ -11,6 +13,7 @@ import type { CassetteKey, ToolEntry } from './cassette-format.js';
 import { executeRecording } from './recording-tool-executor.js';
 import { type DriftFinding, driftError, driftFinding, excerpt } from './replay-drift.js';
 import { diffValues, joinPath } from './request-diff.js';
+import { previewFindings } from './tool-replay-preview.js';
 
 /** The text a lockdown replay answers an unrecorded call with. */
 export const UNRECORDED_TOOL_TEXT =
@@ -22,6 +25,14 @@ export const UNRECORDED_TOOL_TEXT =
  * input, field by field). A call the recording lacks runs on the inner executor in `replay` mode
  * (and is recorded); in `lockdown` it fails the run (strict) or gets an error result. The inner
  * executor also advertises the tool specs. Get one from `cassette.tools(executor, key)`.
+ *
+ * When the inner executor can `preview` a call, each served outcome is also checked against what
+ * the current tools and permission policy would do, without running or asking anything: a changed
+ * permission is a `tool-permission` finding at `toolCalls.<id>.permission`, a call that would now
+ * be denied (or run, or find no tool) a `tool-decision` finding at `toolCalls.<id>.status`. A
+ * preview of `ask` (only a human's answer decides) or `undecidable` (a policy without `preview`)
+ * gives no decision finding. A call whose name or input already drifted is not previewed, and a
+ * preview that throws fails the call (the replay cannot vouch for it).
  */
 export class ReplayToolExecutor implements ToolExecutor {
   readonly #inner: ToolExecutor;
@@ -82,6 +93,11 @@ export class ReplayToolExecutor implements ToolExecutor {
     return this.#inner.specs();
   }
 
+  /** The inner executor's preview: what the current tools and policy would do with `call`. */
+  preview(call: ToolUseBlock): Promise<ToolCallPreview> {
+    return previewToolCall(this.#inner, call);
+  }
+
   async *execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
@@ -93,7 +109,7 @@ export class ReplayToolExecutor implements ToolExecutor {
         yield* this.#unrecorded(call, context);
         continue;
       }
-      this.#compare(entry, call);
+      if (this.#compare(entry, call)) await this.#comparePreview(entry, call);
       const outcome: ToolOutcome = {
         call,
         result: { ...entry.outcome.result, toolUseId: call.id },
@@ -122,7 +138,8 @@ export class ReplayToolExecutor implements ToolExecutor {
     return entry;
   }
 
-  #compare(entry: ToolEntry, call: ToolUseBlock): void {
+  /** Reports the call's drift from its recording (throws the first when strict); true if none. */
+  #compare(entry: ToolEntry, call: ToolUseBlock): boolean {
     const base = joinPath('toolCalls', call.id);
     const differences = [
       ...diffValues(entry.call.name, call.name, `${base}.name`),
@@ -136,6 +153,19 @@ export class ReplayToolExecutor implements ToolExecutor {
         ...difference,
       }),
     );
+    this.#reportAll(findings);
+    return findings.length === 0;
+  }
+
+  /** Reports where the current executor would treat the call otherwise than recorded. */
+  async #comparePreview(entry: ToolEntry, call: ToolUseBlock): Promise<void> {
+    if (typeof this.#inner.preview !== 'function') return;
+    const preview = await this.#inner.preview(call);
+    const context = { key: this.key, requestIndex: this.#requestIndex() };
+    this.#reportAll(previewFindings(entry.outcome, call, preview, context));
+  }
+
+  #reportAll(findings: readonly DriftFinding[]): void {
     for (const finding of findings) this.#report(finding);
     const first = findings[0];
     if (first !== undefined && this.#context.strict) throw driftError(first);

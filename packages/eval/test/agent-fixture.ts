@@ -3,6 +3,7 @@ import {
   defaultPricing,
   InMemoryTracer,
   metricsFromSpans,
+  type Permission,
   type Provider,
   type RunResult,
   type SpanMetrics,
@@ -20,6 +21,10 @@ export interface AgentSettings {
   readonly maxTurns?: number;
   readonly maxOutputTokens?: number;
   readonly compaction?: false | CompactionOptions;
+  /** Permissions granted to the default policy (default `['write']`, which `lookup` needs). */
+  readonly grants?: readonly Permission[];
+  /** The permission `lookup` declares (default `write`). */
+  readonly lookupPermission?: Permission;
 }
 
 export const SYSTEM = 'You answer questions about orders. Use lookup.';
@@ -38,7 +43,7 @@ function lookupTool(settings: AgentSettings) {
     name: 'lookup',
     description: settings.lookupDescription ?? 'Looks up an order by its number.',
     input: z.object({ query }),
-    permission: 'write',
+    permission: settings.lookupPermission ?? 'write',
     run: ({ query: value }) => {
       lookupRuns.count++;
       return lookupText(String(value));
@@ -81,7 +86,7 @@ export function cassetteAgent(
   const tracer = new InMemoryTracer();
   const executor = new ToolExecutor({
     tools: [lookupTool(settings), calculatorTool()],
-    grants: ['write'],
+    grants: [...(settings.grants ?? ['write'])],
   });
   const agent = new Agent({
     provider: cassette.provider(inner, key),

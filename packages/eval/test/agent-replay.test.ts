@@ -69,10 +69,18 @@ describe('replaying a whole agent run', () => {
     expect(drifts.map((drift) => drift.requestIndex)).toEqual([0, 1, 2]);
   });
 
-  it("finds a changed tool schema at the schema field's path", async () => {
+  it("finds a changed tool schema at the schema field's path, and the calls it now rejects", async () => {
     const { path } = await recordRun();
     const { drifts } = await replayRun(path, { lookupQueryType: 'number' });
-    expect(new Set(paths(drifts))).toEqual(new Set(['tools[0].inputSchema.properties.query.type']));
+    expect(new Set(paths(drifts))).toEqual(
+      new Set([
+        'tools[0].inputSchema.properties.query.type',
+        'toolCalls.toolu_1.status',
+        'toolCalls.toolu_2.status',
+      ]),
+    );
+    const rejected = drifts.find((drift) => drift.path === 'toolCalls.toolu_1.status');
+    expect(rejected?.message).toContain('recorded: ran (ok); now: invalid arguments');
   });
 
   it('finds a lower maxTurns as recorded requests that were never asked for', async () => {
