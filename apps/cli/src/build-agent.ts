@@ -88,20 +88,6 @@ export function shownDb(db: string): string {
   }
 }
 
-/**
- * Whether `error` is the session store's retryable "database unavailable" error (down,
- * restarting, locked, timed out). Checked by its brand, the cross-copy identity every mh error
- * carries, because `@mh/sdk` does not re-export `SessionStoreUnavailableError`.
- */
-export function isStoreUnavailable(error: unknown): error is Error {
-  return (
-    error instanceof Error &&
-    (error as unknown as Record<symbol, unknown>)[
-      Symbol.for('mh.error.SessionStoreUnavailableError')
-    ] === true
-  );
-}
-
 /** MCP servers started for the run; `close()` stops them all. */
 export interface McpServers {
   readonly registered: readonly {

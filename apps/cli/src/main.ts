@@ -3,12 +3,17 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import type { Cassette } from '@mh/eval';
 import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
-import { ConfigError, McpProtocolError, type SessionStore, type ToolRegistry } from '@mh/sdk';
+import {
+  ConfigError,
+  McpProtocolError,
+  type SessionStore,
+  SessionStoreUnavailableError,
+  type ToolRegistry,
+} from '@mh/sdk';
 import { type CliOptions, parseCliArgs, UsageError } from './args.js';
 import {
   buildAgent,
   DEFAULT_MODELS,
-  isStoreUnavailable,
   localTools,
   type McpServers,
   openStore,
@@ -156,7 +161,7 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError || ConfigError.isInstance(error)) {
       process.stderr.write(`mh: ${error.message}\n`);
       process.exitCode = 2;
-    } else if (isStoreUnavailable(error)) {
+    } else if (SessionStoreUnavailableError.isInstance(error)) {
       // The session database is down, restarting or locked: its message names it and says why.
       process.stderr.write(`mh: ${error.message}\n`);
       process.exitCode = 1;
