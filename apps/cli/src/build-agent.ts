@@ -20,8 +20,26 @@ export const DEFAULT_MODELS: Readonly<Record<NonNullable<CliOptions['provider']>
   openai: 'gpt-4o',
 };
 
-/** The provider the command line names; vendor SDKs load only when chosen. */
+/**
+ * The provider the command line names. A missing key is a usage error naming the environment
+ * variable: the provider's own error also offers its `apiKey` option, which mh has no flag for.
+ */
 async function buildProvider(options: CliOptions): Promise<Provider> {
+  try {
+    return await buildNamedProvider(options);
+  } catch (error) {
+    if (!ConfigError.isInstance(error) || error.field !== 'apiKey') throw error;
+    const variable = options.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
+    const keyless =
+      options.provider === 'openai' ? ' (a server given with --base-url may need none)' : '';
+    throw new UsageError(
+      `--provider ${options.provider} needs an API key: set the ${variable} environment variable${keyless}`,
+    );
+  }
+}
+
+/** The provider the command line names; vendor SDKs load only when chosen. */
+async function buildNamedProvider(options: CliOptions): Promise<Provider> {
   switch (options.provider) {
     case undefined:
       throw new UsageError(

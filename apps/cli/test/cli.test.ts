@@ -81,6 +81,20 @@ describe('mh command line', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--fake');
   });
+
+  it('names the environment variable, not a library option, when a provider has no key', async () => {
+    // runCli gives mh only PATH and HOME: no key is set.
+    const claude = await runCli(['--provider', 'anthropic', 'hello']);
+    expect([claude.code, claude.stderr.trim()]).toEqual([
+      2,
+      'mh: --provider anthropic needs an API key: set the ANTHROPIC_API_KEY environment variable',
+    ]);
+    const gpt = await runCli(['--provider', 'openai', 'hello']);
+    expect([gpt.code, gpt.stderr.trim()]).toEqual([
+      2,
+      'mh: --provider openai needs an API key: set the OPENAI_API_KEY environment variable (a server given with --base-url may need none)',
+    ]);
+  });
 });
 
 describe('mh REPL', () => {
