@@ -20,13 +20,15 @@ export interface GateArgs {
 }
 
 /**
- * Parses `--cassette FILE --baseline FILE --report FILE --update-baseline`; throws an `Error` with
- * a usage line for anything else.
+ * Parses `--cassette FILE --baseline FILE --report FILE --update-baseline` (after an optional
+ * leading `--`); throws an `Error` with a usage line for anything else.
  */
 export function parseGateArgs(argv: readonly string[]): GateArgs {
   const values: Record<string, string> = { ...DEFAULT_PATHS };
   let updateBaseline = false;
-  for (let index = 0; index < argv.length; index++) {
+  // `pnpm … eval -- --update-baseline` passes its `--` separator on to the script.
+  const first = argv[0] === '--' ? 1 : 0;
+  for (let index = first; index < argv.length; index++) {
     const flag = argv[index];
     if (flag === '--update-baseline') {
       updateBaseline = true;
