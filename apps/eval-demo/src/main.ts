@@ -3,9 +3,16 @@
 // attribution, then run it on v2 (a renamed tool argument and a shorter system prompt) and let the
 // baseline comparison catch the regression. Exits non-zero only if the comparison misses it.
 import { join } from 'node:path';
+import { parseDemoArgs } from './demo-args.js';
 import { runDemoSuite } from './run-suite.js';
 
-const out = process.argv[2] ?? join('reports', 'eval-demo');
+let out: string;
+try {
+  out = parseDemoArgs(process.argv.slice(2));
+} catch (error) {
+  console.error(`eval-demo: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
 
 function heading(text: string): void {
   console.log(`\n== ${text}\n`);
