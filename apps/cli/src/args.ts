@@ -222,8 +222,10 @@ function contextWindowOf(value: string | undefined): number | undefined {
 }
 
 function parse(argv: readonly string[]) {
+  // `pnpm mh -- --fake …` passes its separator on; with nothing before it, it ends no options.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
   return parseArgs({
-    args: [...argv],
+    args: [...args],
     strict: true,
     allowPositionals: true,
     options: {

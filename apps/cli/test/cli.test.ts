@@ -134,6 +134,14 @@ describe('mh REPL', () => {
 });
 
 describe('mh edge cases', () => {
+  it('reads the options after the -- that `pnpm mh -- …` passes on', async () => {
+    const run = await runCli(['--', '--fake', 'What is 6*7?']);
+    expect([run.code, run.stdout.trim()]).toEqual([0, 'The answer is 42.']);
+    // After options, -- still ends them: the prompt may then start with a dash.
+    const dashed = await runCli(['--fake', '--', '-7 + 1 is what?']);
+    expect(dashed.code).toBe(0);
+  });
+
   it('explains in one line how to pass a value that starts with a dash', async () => {
     const run = await runCli(['--fake', '--system', '-be terse', 'hi']);
     expect(run.code).toBe(2);
