@@ -104,6 +104,13 @@ describe('parseSuiteArgs', () => {
     expect(fieldOf(['--dry-run', '--frobnicate'])).toBe('--frobnicate');
   });
 
+  it('skips the -- that `pnpm --filter evals run-real -- …` passes on', () => {
+    expect(options(['--', '--dry-run', '--repeats', '1'])).toMatchObject({
+      dryRun: true,
+      repeats: 1,
+    });
+  });
+
   it('says how to give a value that starts with a dash', () => {
     expect(() => parseSuiteArgs(['--dry-run', '--concurrency', '-1'])).toThrow(
       "--concurrency: a value starting with '-' must be written --concurrency=VALUE",

@@ -123,7 +123,8 @@ export function parseSuiteArgs(argv: readonly string[], cwd: string = process.cw
   };
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      // `pnpm … run-real -- --dry-run` passes its separator on; first, it ends no options.
+      args: argv[0] === '--' ? argv.slice(1) : [...argv],
       options: SPEC,
       strict: true,
       allowPositionals: false,
