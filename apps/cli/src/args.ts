@@ -174,6 +174,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       `--session expects letters, digits, '.', ':', '_' or '-', got '${values.session}'`,
     );
   }
+  // The window only sets when compaction starts (nothing else reads it), so with compaction off
+  // it would be accepted and do nothing.
+  if (values['context-window'] !== undefined && values['no-compaction'])
+    throw new UsageError(
+      '--context-window and --no-compaction exclude each other: the window only sets when compaction starts',
+    );
   if (values.record !== undefined && values.replay !== undefined)
     throw new UsageError('--record and --replay exclude each other');
   for (const flag of ['record', 'replay'] as const) {

@@ -24,7 +24,7 @@ Agent:
                           fake has none). Over 80% of it, old tool output is trimmed, then old
                           turns summarised, identifiers kept; mh prints a line per compaction.
                           Small values (e.g. 2000) let you watch it offline with --fake.
-  --no-compaction         never trim or summarise the history
+  --no-compaction         never trim or summarise the history (excludes --context-window)
   --root DIR              folder the workspace tools may read (default: current folder)
   --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)
   --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)

@@ -38,12 +38,17 @@ describe('mh --context-window', () => {
   it('never compacts with --no-compaction', async () => {
     const root = workspace();
     const prompts = [1, 2, 3].map((n) => `read the file orders-${n}.txt`).join('\n');
-    const run = await runCli(
-      ['--fake', '--context-window', '4000', '--no-compaction', '--root', root],
-      `${prompts}\n`,
-    );
+    const run = await runCli(['--fake', '--no-compaction', '--root', root], `${prompts}\n`);
     expect(run.code).toBe(0);
     expect(run.stderr).not.toContain('(compaction');
+  });
+
+  it('refuses --context-window with --no-compaction: the window would do nothing (exit 2)', async () => {
+    const run = await runCli(['--fake', '--context-window', '4000', '--no-compaction', 'hi']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      'mh: --context-window and --no-compaction exclude each other: the window only sets when compaction starts',
+    ]);
   });
 
   it('rejects a window that is not a number or too small, naming the flag (exit 2)', async () => {
