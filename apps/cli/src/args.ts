@@ -94,6 +94,11 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   if (!/^\d+$/.test(value) || Number(value) < 1) {
     throw new UsageError(`--${flag} expects a positive integer, got '${value}'`);
   }
+  // Beyond 2^53 - 1 the digits are rounded away: what runs would not be what was typed.
+  if (!Number.isSafeInteger(Number(value)))
+    throw new UsageError(
+      `--${flag} expects a positive integer up to ${Number.MAX_SAFE_INTEGER}, got '${value}'`,
+    );
   return Number(value);
 }
 
@@ -218,7 +223,19 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 /** The smallest window `--context-window` accepts (compaction needs room for a summary). */
 const MIN_CONTEXT_WINDOW = 1_000;
 
+/**
+ * The largest window `--context-window` accepts. The largest windows models offer are 1 to 10
+ * million tokens (Llama 4 Scout: 10M), so anything larger is a typo (a zero too many), and such
+ * a window would never start compaction.
+ */
+const MAX_CONTEXT_WINDOW = 10_000_000;
+
 function contextWindowOf(value: string | undefined): number | undefined {
+  // Checked on the digits: a number past 2^53 is not even held exactly.
+  if (value !== undefined && /^\d+$/.test(value) && Number(value) > MAX_CONTEXT_WINDOW)
+    throw new UsageError(
+      `--context-window must be at most ${MAX_CONTEXT_WINDOW} tokens (no model has a larger window), got ${value}`,
+    );
   const window = positiveInteger('context-window', value);
   if (window !== undefined && window < MIN_CONTEXT_WINDOW)
     throw new UsageError(

@@ -24,6 +24,7 @@ Agent:
                           fake has none). Over 80% of it, old tool output is trimmed, then old
                           turns summarised, identifiers kept; mh prints a line per compaction.
                           Small values (e.g. 2000) let you watch it offline with --fake.
+                          Accepted: 1000 to 10000000.
   --no-compaction         never trim or summarise the history (excludes --context-window)
   --root DIR              folder the workspace tools may read (default: current folder)
   --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)

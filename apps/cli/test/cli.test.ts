@@ -76,6 +76,14 @@ describe('mh command line', () => {
     expect(run.stderr.trim()).toBe("mh: --max-turns expects a positive integer, got 'zero'");
   });
 
+  it('rejects a number too large to hold exactly, naming the flag (exit 2)', async () => {
+    const run = await runCli(['--fake', '--max-turns', '99999999999999999999', 'hi']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      "mh: --max-turns expects a positive integer up to 9007199254740991, got '99999999999999999999'",
+    ]);
+  });
+
   it('asks for a provider when none is chosen, exit code 2', async () => {
     const run = await runCli(['hello']);
     expect(run.code).toBe(2);

@@ -51,6 +51,16 @@ describe('mh --context-window', () => {
     ]);
   });
 
+  it('rejects a window above 10 million tokens, naming the flag (exit 2)', async () => {
+    const run = await runCli(['--fake', '--context-window', '99999999999999999999', 'hi']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      'mh: --context-window must be at most 10000000 tokens (no model has a larger window), got 99999999999999999999',
+    ]);
+    const largest = await runCli(['--fake', '--context-window', '10000000', 'hi']);
+    expect(largest.code).toBe(0);
+  });
+
   it('rejects a window that is not a number or too small, naming the flag (exit 2)', async () => {
     for (const value of ['ten', '0', '500']) {
       const run = await runCli(['--fake', '--context-window', value, 'hi']);
