@@ -10,19 +10,29 @@ class FakeSession implements HttpSession {
   expired = false;
   abandoned = false;
   closed = false;
-  readonly waiting: (() => void)[] = [];
+  readonly waiting: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   readonly listeners: (() => void)[] = [];
+  /** Methods of every request received, in order. */
+  readonly received: string[] = [];
 
   request(
     method: string,
     _params: Record<string, unknown>,
     _options?: McpRequestOptions,
   ): Promise<Record<string, unknown>> {
+    this.received.push(method);
     if (this.expired) return Promise.reject(EXPIRED);
-    return new Promise((resolve) => this.waiting.push(() => resolve({ method })));
+    return new Promise((resolve, reject) =>
+      this.waiting.push({ resolve: () => resolve({ method }), reject }),
+    );
   }
   settle(): void {
-    for (const each of this.waiting.splice(0)) each();
+    for (const each of this.waiting.splice(0)) each.resolve();
+  }
+  /** Answers the pending requests with the 404 of an ended session. */
+  expireWaiting(): void {
+    this.expired = true;
+    for (const each of this.waiting.splice(0)) each.reject(EXPIRED);
   }
   isExpired(error: unknown): boolean {
     return error === EXPIRED;
@@ -126,5 +136,78 @@ describe('RenewingConnection', () => {
     expect(first.abandoned).toBe(true);
     second.settle();
     await request;
+  });
+
+  it('opens no new session for a 404 that arrives once close() has begun', async () => {
+    const first = new FakeSession();
+    let opened = 0;
+    const connection = new RenewingConnection('s', first, async () => {
+      opened++;
+      return new FakeSession();
+    });
+    const pending = connection.request('tools/call', {}).catch((caught: unknown) => caught);
+    const closing = connection.close();
+    first.expireWaiting();
+    const error = await pending;
+    await closing;
+    expect(opened).toBe(0);
+    expect(McpProtocolError.isInstance(error) && error.server).toBe('s');
+    expect(String(error)).toMatch(/closed/);
+  });
+
+  it('sends nothing on the new session once closed during the handshake', async () => {
+    const first = new FakeSession();
+    const second = new FakeSession();
+    const { open, finish } = slowOpen(second);
+    let listened = 0;
+    const connection = new RenewingConnection('s', first, open);
+    connection.onNotification('notifications/tools/list_changed', () => listened++);
+    first.expired = true;
+    const request = connection.request('tools/call', {}).catch((caught: unknown) => caught);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const closing = connection.close();
+    finish();
+    await closing;
+    const error = await request;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(second.received).toEqual([]);
+    expect(second.closed).toBe(true);
+    expect(listened).toBe(0);
+    expect(McpProtocolError.isInstance(error)).toBe(true);
+  });
+
+  it('rejects a request made after close without touching any session', async () => {
+    const first = new FakeSession();
+    const connection = new RenewingConnection('s', first, async () => new FakeSession());
+    await connection.close();
+    const error = await connection.request('tools/list', {}).catch((caught: unknown) => caught);
+    expect(McpProtocolError.isInstance(error) && error.server).toBe('s');
+    expect(first.received).toEqual([]);
+  });
+
+  it('reports the request limit, not the time left, when the retried request times out', async () => {
+    const first = new FakeSession();
+    const second = new (class extends FakeSession {
+      override request(
+        method: string,
+        _params: Record<string, unknown>,
+        options?: McpRequestOptions,
+      ): Promise<Record<string, unknown>> {
+        this.received.push(method);
+        return Promise.reject(
+          new ToolTimeoutError(options?.label ?? method, options?.timeoutMs ?? 0),
+        );
+      }
+    })();
+    const connection = new RenewingConnection('s', first, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return second;
+    });
+    first.expired = true;
+    const error = await connection
+      .request('tools/call', {}, { timeoutMs: 5_000, label: 'tick' })
+      .catch((caught: unknown) => caught);
+    expect(ToolTimeoutError.isInstance(error) && error.toolName).toBe('tick');
+    expect(ToolTimeoutError.isInstance(error) && error.timeoutMs).toBe(5_000);
   });
 });

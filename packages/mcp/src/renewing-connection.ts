@@ -21,7 +21,8 @@ export interface HttpSession extends McpConnection {
  * server never processed it. A request that meets a 404 again fails (at most one new session per
  * request, no loop). When the new session cannot be opened, the connection stays failed: waiting
  * and later requests reject with that error. List-changed listeners move to the new session and
- * are called once, since its lists may differ.
+ * are called once, since its lists may differ. Once `close` has begun no session is opened or
+ * used: a request then fails, even one that met the 404 before.
  */
 export class RenewingConnection implements McpConnection {
   readonly #server: string;
@@ -33,6 +34,7 @@ export class RenewingConnection implements McpConnection {
   #current: HttpSession;
   #renewal: Promise<HttpSession> | undefined;
   #failure: McpProtocolError | undefined;
+  #closed = false;
 
   /** Wraps the open session `first`; `open` performs a fresh handshake. */
   constructor(server: string, first: HttpSession, open: () => Promise<HttpSession>) {
@@ -46,6 +48,7 @@ export class RenewingConnection implements McpConnection {
     params: Record<string, unknown>,
     options: McpRequestOptions = {},
   ): Promise<Record<string, unknown>> {
+    if (this.#closed) throw this.#closedError(method);
     if (this.#failure) throw this.#failure;
     const session = this.#current;
     const timeoutMs = options.timeoutMs ?? 60_000;
@@ -54,13 +57,18 @@ export class RenewingConnection implements McpConnection {
       return await this.#send(session, method, params, options);
     } catch (error) {
       if (!session.isExpired(error)) throw error;
+      // A session opened now would outlive close() (and could run the request after it).
+      if (this.#closed) throw this.#closedError(method, error);
       const label = options.label ?? method;
       const next = await this.#renewed(session, options.signal, deadline, label, timeoutMs);
+      if (this.#closed) throw this.#closedError(method, error);
       const left = deadline - Date.now();
       if (left <= 0) throw new ToolTimeoutError(label, timeoutMs);
       try {
         return await this.#send(next, method, params, { ...options, timeoutMs: left });
       } catch (again) {
+        // The limit the caller set is what timed out, not the part of it left for the retry.
+        if (ToolTimeoutError.isInstance(again)) throw new ToolTimeoutError(label, timeoutMs);
         if (!next.isExpired(again)) throw again;
         const problem = `${method} answered HTTP 404 on a new session too (the server keeps ending sessions); not retried again`;
         throw new McpProtocolError(this.#server, problem, { cause: again });
@@ -79,6 +87,7 @@ export class RenewingConnection implements McpConnection {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#renewal?.catch(() => {});
     const replaced = [...this.#replaced].map((session) => session.abandon());
     this.#replaced.clear();
@@ -142,6 +151,7 @@ export class RenewingConnection implements McpConnection {
           for (const method of this.#listeners.keys()) this.#subscribe(next, method);
           // The new session's lists may differ: take the same path as a list_changed notification.
           queueMicrotask(() => {
+            if (this.#closed) return;
             for (const listeners of this.#listeners.values()) {
               for (const each of listeners) {
                 try {
@@ -170,6 +180,10 @@ export class RenewingConnection implements McpConnection {
         this.#renewal = undefined;
       });
     return this.#renewal;
+  }
+
+  #closedError(what: string, cause?: unknown): McpProtocolError {
+    return new McpProtocolError(this.#server, `${what}: the connection is closed`, { cause });
   }
 
   #replace(session: HttpSession): void {

@@ -1,4 +1,4 @@
-import { McpProtocolError, type Tool } from '@mh/core';
+import { McpProtocolError, type Tool, ToolTimeoutError } from '@mh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   McpClient,
@@ -161,6 +161,32 @@ describe('McpClient over HTTP when the server ends the session', () => {
       );
     });
   }
+
+  it('reports the limit the caller set when the retried call times out', async () => {
+    const mcp = client('/mcp');
+    await mcp.connect();
+    await control('forget=1');
+    const error = await mcp.callTool('hang', {}, { timeoutMs: 1500 }).catch((caught) => caught);
+    expect(ToolTimeoutError.isInstance(error), String(error)).toBe(true);
+    expect((error as ToolTimeoutError).timeoutMs).toBe(1500);
+    expect(initializes()).toBe(2);
+  });
+
+  it('opens no new session, and runs nothing, for a 404 met while closing', async () => {
+    const mcp = client('/mcp');
+    await mcp.connect();
+    await control('forget=1');
+    const call = mcp.callTool('tick', {}).then(
+      () => 'ran',
+      (caught: unknown) => caught,
+    );
+    await mcp.close();
+    const outcome = await call;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(McpProtocolError.isInstance(outcome), String(outcome)).toBe(true);
+    expect(initializes()).toBe(1);
+    expect(runs('tick')).toHaveLength(0);
+  });
 
   it('treats a 404 to the first initialize as a connection error', async () => {
     const error = await failure(client('/gone').connect());
