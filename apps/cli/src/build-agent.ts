@@ -58,9 +58,23 @@ async function buildNamedProvider(options: CliOptions): Promise<Provider> {
   }
 }
 
+/**
+ * A `ConfigError` on one of `flags`' option names, as the usage error on the flag an mh user
+ * typed ("mh: --root: cannot open …" rather than "mh: root: …"); any other error as it is.
+ */
+function asFlagError(error: unknown, flags: Readonly<Record<string, string>>): unknown {
+  if (!ConfigError.isInstance(error) || !Object.hasOwn(flags, error.field)) return error;
+  // The rest of the message already says what is wrong and with which value.
+  return new UsageError(`${flags[error.field]}: ${error.message.slice(`${error.field}: `.length)}`);
+}
+
 /** The built-in tools: the calculator and the read-only workspace tools. */
 export function localTools(options: CliOptions): ToolRegistry {
-  return new ToolRegistry([calculatorTool(), ...workspaceTools({ root: options.root })]);
+  try {
+    return new ToolRegistry([calculatorTool(), ...workspaceTools({ root: options.root })]);
+  } catch (error) {
+    throw asFlagError(error, { root: '--root' });
+  }
 }
 
 /** A session id for `--db` without `--session`: sortable by time, unique enough for one user. */
@@ -84,15 +98,11 @@ export async function openStore(db: string): Promise<SessionStore> {
     const { openSqliteStore } = await import('@mh/session-sqlite');
     return await openSqliteStore(db);
   } catch (error) {
-    // The stores name their own options (`path`, `connectionString`); on the command line both
-    // are --db. The rest of the message already says which file or server, password removed.
-    if (ConfigError.isInstance(error) && DB_FIELDS.includes(error.field))
-      throw new UsageError(`--db: ${error.message.slice(`${error.field}: `.length)}`);
-    throw error;
+    // The stores name their own options; on the command line both are --db. The rest of the
+    // message already says which file or server, password removed.
+    throw asFlagError(error, { path: '--db', connectionString: '--db' });
   }
 }
-
-const DB_FIELDS: readonly string[] = ['path', 'connectionString'];
 
 /** `--db` as mh prints it: a PostgreSQL URL loses its password. */
 export function shownDb(db: string): string {
@@ -203,19 +213,27 @@ export async function buildAgent(
   const live = cassette?.mode === 'lockdown' ? undefined : await buildProvider(options);
   const provider = cassetteProvider(cassette, live);
   const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
-  return new Agent({
-    session,
-    tracer,
-    provider,
-    model: runModel(options, cassette),
-    system: options.system,
-    tools: cassetteTools(cassette, registry, options.grants),
-    permissions: { grants: options.grants },
-    limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
-    compaction: !options.compaction
-      ? false
-      : options.contextWindow !== undefined
-        ? { contextWindow: options.contextWindow }
-        : undefined,
-  });
+  try {
+    return new Agent({
+      session,
+      tracer,
+      provider,
+      model: runModel(options, cassette),
+      system: options.system,
+      tools: cassetteTools(cassette, registry, options.grants),
+      permissions: { grants: options.grants },
+      limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
+      compaction: !options.compaction
+        ? false
+        : options.contextWindow !== undefined
+          ? { contextWindow: options.contextWindow }
+          : undefined,
+    });
+  } catch (error) {
+    // The agent knows the limits' bounds (a timer holds at most 2^31 - 1 ms); mh names its flags.
+    throw asFlagError(error, {
+      'limits.maxTurns': '--max-turns',
+      'limits.timeoutMs': '--timeout-ms',
+    });
+  }
 }

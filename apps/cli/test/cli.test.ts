@@ -84,6 +84,19 @@ describe('mh command line', () => {
     ]);
   });
 
+  it('names --root and --timeout-ms, not the library options, when their values are refused', async () => {
+    const root = await runCli(['--fake', '--root', '/nonexistent/mh-root', 'hi']);
+    expect([root.code, root.stderr.trim()]).toEqual([
+      2,
+      'mh: --root: cannot open /nonexistent/mh-root',
+    ]);
+    const timeout = await runCli(['--fake', '--timeout-ms', '99999999999', 'hi']);
+    expect([timeout.code, timeout.stderr.trim()]).toEqual([
+      2,
+      'mh: --timeout-ms: expected at most 2147483647 ms (about 24.8 days), got 99999999999',
+    ]);
+  });
+
   it('asks for a provider when none is chosen, exit code 2', async () => {
     const run = await runCli(['hello']);
     expect(run.code).toBe(2);
