@@ -130,7 +130,7 @@ export function compactionLine(record: CompactionRecord): string {
   const cost = record.costUsd > 0 ? `, $${record.costUsd.toFixed(4)}` : '';
   switch (record.stage) {
     case 'trim':
-      return `(compaction: trimmed ${record.trimmedMessageIds.length} old tool result(s), ${sizes})`;
+      return `(compaction: trimmed ${record.trimmedMessageIds.length} tool result(s), ${sizes})`;
     case 'summary':
       return `(compaction: summarised ${record.foldedMessageIds.length} message(s), ${sizes}${cost})`;
     case 'drop':

@@ -28,9 +28,9 @@ describe('mh --context-window', () => {
     expect(run.code).toBe(0);
     const lines = run.stderr.split('\n').filter((line) => line.includes('(compaction'));
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(
-      lines.some((line) => /trimmed \d+ old tool result|summarised \d+ message/.test(line)),
-    ).toBe(true);
+    expect(lines.some((line) => /trimmed \d+ tool result|summarised \d+ message/.test(line))).toBe(
+      true,
+    );
     for (const line of lines) expect(line).toMatch(/\d+ → \d+ tokens|skipped/);
     expect(run.stdout).toContain('42');
   });

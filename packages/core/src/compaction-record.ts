@@ -3,7 +3,8 @@ import type { Usage } from './usage.js';
 
 /**
  * What a compaction did:
- * - `trim`: old tool results were shortened to a head and a tail (identifiers kept);
+ * - `trim`: tool results were shortened to a head and a tail (identifiers kept): old ones, or the
+ *   newest too when the request would otherwise not fit the window;
  * - `summary`: an old segment was replaced by a summary message;
  * - `drop`: the oldest turns were dropped (the summary failed and trimming was not enough);
  * - `skipped`: nothing changed (a summary not smaller than its source, an old segment too small

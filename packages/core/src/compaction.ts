@@ -1,16 +1,18 @@
 import type { Clock } from './clock.js';
 import { findCut, requestOf, trimAll } from './compaction-cut.js';
+import { compactionEvent, type EventBase } from './compaction-event.js';
 import { dropNote, summaryMessage } from './compaction-messages.js';
 import type { ResolvedCompaction } from './compaction-options.js';
-import type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
+import type { CompactionEvent, CompactionRecord } from './compaction-record.js';
 import type { ContextMeter } from './context-meter.js';
 import { validateHistory } from './history.js';
-import { type Message, newMessageId } from './messages.js';
+import type { Message } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ToolSpec } from './provider.js';
 import type { Summarizer } from './summarizer.js';
 import { callSummarizer } from './summary-call.js';
-import { type Usage, ZERO_USAGE } from './usage.js';
+import { trimMessage } from './trim.js';
+import type { Usage } from './usage.js';
 
 /**
  * Trimming alone is accepted only when it gets this share of the threshold below it (a tenth of
@@ -68,6 +70,7 @@ export class Compactor {
   readonly #settings: ResolvedCompaction;
   readonly #deps: CompactorDeps;
   #skipNoted = false;
+  #overNoted = false;
 
   constructor(settings: ResolvedCompaction, deps: CompactorDeps) {
     this.#settings = settings;
@@ -88,7 +91,13 @@ export class Compactor {
     const size = meter.measure(requestOf(history, context)).tokens;
     if (size < this.#settings.thresholdTokens) {
       this.#skipNoted = false;
+      this.#overNoted = false;
       return false;
+    }
+    if (size > this.#settings.contextWindow) {
+      if (!this.#overNoted) return true;
+      if (history.some((message) => trimMessage(message, HARD_TRIM_TOKENS) !== undefined))
+        return true;
     }
     if (!this.#skipNoted) return true;
     const estimate = (messages: readonly Message[]): number => meter.estimateMessages(messages);
@@ -96,7 +105,12 @@ export class Compactor {
     return estimate(history.slice(0, cut)) >= this.#settings.minOldTokens;
   }
 
-  /** Compacts `history` if the request it would make is over the threshold. */
+  /**
+   * Compacts `history` if the request it would make is over the threshold. When the request is
+   * still over the window afterwards (the newest turn alone is too big, say a huge file read), the
+   * tool output of the whole history, the newest included, is trimmed too: sending it unchanged is
+   * a certain provider error. What no trim can fix (a huge user message) is recorded once.
+   */
   async compact(
     history: readonly Message[],
     context: CompactionContext,
@@ -106,9 +120,30 @@ export class Compactor {
     const size = meter.measure(requestOf(history, context)).tokens;
     if (size < settings.thresholdTokens) {
       this.#skipNoted = false;
+      this.#overNoted = false;
       return { events: [] };
     }
-    const started = clock.now();
+    const base: EventBase = {
+      context,
+      started: clock.now(),
+      before: size,
+      thresholdTokens: settings.thresholdTokens,
+      clock,
+    };
+    const outcome = await this.#stages(history, context, base);
+    if (outcome.cancelled) return { events: outcome.events };
+    return this.#fitWindow(history, outcome, context, base);
+  }
+
+  /** Trim, summary and their fallbacks, on the old segment. */
+  async #stages(
+    history: readonly Message[],
+    context: CompactionContext,
+    base: EventBase,
+  ): Promise<CompactionOutcome & { readonly cancelled?: boolean }> {
+    const { meter } = this.#deps;
+    const settings = this.#settings;
+    const size = base.before;
     const cut = findCut(
       history,
       (messages) => meter.estimateMessages(messages),
@@ -117,7 +152,6 @@ export class Compactor {
     const old = history.slice(0, cut);
     const tail = history.slice(cut);
     const oldTokens = meter.estimateMessages(old);
-    const base = { context, started, before: size };
 
     if (oldTokens < settings.minOldTokens) {
       if (this.#skipNoted) return { events: [] };
@@ -127,7 +161,7 @@ export class Compactor {
         `context ${size} tokens is over the threshold ${settings.thresholdTokens}, but the old ` +
         `segment (${oldTokens} tokens) is under ${settings.minOldTokens} (5% of the window): ` +
         `the newest messages alone hold ${tailTokens} tokens, so compaction cannot help; not retried until the history grows`;
-      return { events: [this.#event(base, 'skipped', reason, { after: size })] };
+      return { events: [compactionEvent(base, 'skipped', reason, { after: size })] };
     }
     this.#skipNoted = false;
 
@@ -139,11 +173,16 @@ export class Compactor {
     const headroom = Math.floor(settings.thresholdTokens * TRIM_HEADROOM_SHARE);
     if (trimmed.changed.length > 0 && afterTrim < settings.thresholdTokens - headroom) {
       return this.#done(trimmedHistory, [
-        this.#event(base, 'trim', `${reasonOver}; trimmed ${trimmed.changed.length} tool results`, {
-          after: afterTrim,
-          trimmed: trimmed.changed,
-          originals: old,
-        }),
+        compactionEvent(
+          base,
+          'trim',
+          `${reasonOver}; trimmed ${trimmed.changed.length} tool results`,
+          {
+            after: afterTrim,
+            trimmed: trimmed.changed,
+            originals: old,
+          },
+        ),
       ]);
     }
 
@@ -154,8 +193,9 @@ export class Compactor {
       // A cancelled call is no failed summary: rewriting the history now would be lost work
       // the user never asked for. The call may still have been paid for.
       return {
+        cancelled: true,
         events: [
-          this.#event(
+          compactionEvent(
             base,
             'skipped',
             `${reasonOver}; the run was cancelled during the summary call: history left as it was`,
@@ -170,7 +210,7 @@ export class Compactor {
       if (summaryTokens < sourceTokens) {
         const compacted = [attempt.message, ...tail];
         return this.#done(compacted, [
-          this.#event(
+          compactionEvent(
             base,
             'summary',
             `${reasonOver}; summarised ${old.length} messages${attempt.omitted ? `; ${attempt.omitted} identifiers did not fit the summary` : ''}`,
@@ -188,7 +228,7 @@ export class Compactor {
       attempt.failure = `summary (${summaryTokens} tokens) not smaller than its source (${sourceTokens} tokens)`;
     }
     events.push(
-      this.#event(base, 'skipped', `${reasonOver}; summary discarded: ${attempt.failure}`, {
+      compactionEvent(base, 'skipped', `${reasonOver}; summary discarded: ${attempt.failure}`, {
         after: size,
         usage: attempt.usage,
         costUsd: attempt.costUsd,
@@ -201,7 +241,7 @@ export class Compactor {
     const afterHard = meter.estimate(requestOf(hardHistory, context));
     if (hard.changed.length > 0 && afterHard < settings.thresholdTokens) {
       events.push(
-        this.#event(
+        compactionEvent(
           base,
           'trim',
           `summary failed (${attempt.failure}); trimmed ${hard.changed.length} tool results hard instead`,
@@ -219,7 +259,7 @@ export class Compactor {
     const { message: note, lost } = dropNote(old, settings.contextWindow);
     const dropped = [note, ...tail];
     events.push(
-      this.#event(
+      compactionEvent(
         base,
         'drop',
         `summary failed (${attempt.failure}); dropped ${old.length} messages${lost > 0 ? `; ${lost} identifiers did not fit the note` : ''}`,
@@ -232,6 +272,66 @@ export class Compactor {
       ),
     );
     return this.#done(dropped, events);
+  }
+
+  #fitWindow(
+    history: readonly Message[],
+    outcome: CompactionOutcome,
+    context: CompactionContext,
+    base: EventBase,
+  ): CompactionOutcome {
+    const { meter } = this.#deps;
+    const window = this.#settings.contextWindow;
+    const current = outcome.history ?? history;
+    const tokens = outcome.history ? meter.estimate(requestOf(current, context)) : base.before;
+    if (tokens <= window) {
+      this.#overNoted = false;
+      return outcome;
+    }
+    // Nothing changed so far: the only record is the note that the old segment is too small,
+    // which a trim of the newest output below makes wrong, so it goes when that trim happens.
+    let events = [...outcome.events];
+    let fitted: readonly Message[] = current;
+    let after = tokens;
+    let trimmedIds: string[] = [];
+    for (const keep of [this.#settings.trimToolResultTokens, HARD_TRIM_TOKENS]) {
+      const trimmed = trimAll(current, keep);
+      if (trimmed.changed.length === 0) continue;
+      fitted = trimmed.messages;
+      after = meter.estimate(requestOf(fitted, context));
+      trimmedIds = trimmed.changed;
+      if (after <= window) break;
+    }
+    if (fitted !== current) {
+      if (outcome.history === undefined) events = [];
+      events.push(
+        compactionEvent(
+          { ...base, before: tokens },
+          'trim',
+          `context ${tokens} tokens is over the window ${window} tokens even with the old segment compacted: trimmed ${trimmedIds.length} tool results, the newest included`,
+          { after, trimmed: trimmedIds, originals: current },
+        ),
+      );
+    }
+    if (after > window && !this.#overNoted) {
+      this.#overNoted = true;
+      const reason =
+        `context ${after} tokens is over the window ${window} tokens and no tool output is left to trim: ` +
+        'the newest messages alone do not fit, so the provider will probably refuse the request';
+      const last = events.at(-1);
+      if (fitted === current && last?.record.stage === 'skipped' && outcome.history === undefined) {
+        events[events.length - 1] = {
+          ...last,
+          record: { ...last.record, reason: `${last.record.reason}; ${reason}` },
+        };
+      } else {
+        events.push(compactionEvent({ ...base, before: after }, 'skipped', reason, { after }));
+      }
+    } else if (after <= window) {
+      this.#overNoted = false;
+    }
+    if (fitted === current) return { ...outcome, events };
+    return this.#done([...fitted], events);
   }
 
   #done(history: Message[], events: CompactionEvent[]): CompactionOutcome {
@@ -275,42 +375,5 @@ export class Compactor {
     if (call.text === undefined) return { usage, costUsd, failure, cancelled };
     const { message, omitted } = summaryMessage(call.text, messages, this.#settings.contextWindow);
     return { message, usage, costUsd, failure: '', omitted };
-  }
-
-  #event(
-    base: { context: CompactionContext; started: number; before: number },
-    stage: CompactionStage,
-    reason: string,
-    parts: {
-      after: number;
-      folded?: readonly Message[];
-      trimmed?: readonly string[];
-      originals?: readonly Message[];
-      summaryId?: string;
-      usage?: Usage;
-      costUsd?: number;
-    },
-  ): CompactionEvent {
-    const folded = parts.folded?.map((message) => message.id) ?? [];
-    const trimmed = parts.trimmed ?? [];
-    const touched = new Set([...folded, ...trimmed]);
-    const record: CompactionRecord = {
-      id: newMessageId('cmp'),
-      runId: base.context.runId,
-      turn: base.context.turn,
-      stage,
-      reason,
-      foldedMessageIds: folded,
-      trimmedMessageIds: trimmed,
-      summaryMessageId: parts.summaryId,
-      tokensBefore: base.before,
-      tokensAfter: parts.after,
-      thresholdTokens: this.#settings.thresholdTokens,
-      usage: parts.usage ?? ZERO_USAGE,
-      costUsd: parts.costUsd ?? 0,
-      durationMs: Math.max(0, this.#deps.clock.now() - base.started),
-    };
-    const originals = (parts.originals ?? []).filter((message) => touched.has(message.id));
-    return { type: 'compaction', record, originals };
   }
 }
