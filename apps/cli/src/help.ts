@@ -69,4 +69,6 @@ REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second
 
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line,
   3 a replay drifted from its recording, 130 interrupted.
+  Piped input runs every line, even after one fails (a refused /command prints one line), and
+  exits with the worst code of its lines: a refused /command counts as 2. A terminal REPL exits 0.
 `;

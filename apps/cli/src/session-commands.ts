@@ -1,5 +1,6 @@
 import type { Agent, SessionStore } from '@mh/sdk';
 import { messageText } from '@mh/sdk';
+import { UsageError } from './args.js';
 
 /** Writes text somewhere (the CLI's stdout). */
 type Write = (text: string) => void;
@@ -42,7 +43,11 @@ export const SESSION_COMMANDS = [
   '/switch',
 ] as const;
 
-/** Runs a session command; `undefined` when `line` is not one. */
+/**
+ * Runs a session command; `undefined` when `line` is not one. A mistake in the command (missing
+ * argument, no such turn, no session) throws `UsageError`; the store's own refusals (an unknown
+ * or existing branch) throw its `ConfigError`.
+ */
 export async function sessionCommand(
   agent: Agent,
   store: SessionStore | undefined,
@@ -52,10 +57,7 @@ export async function sessionCommand(
   const [command, ...args] = line.trim().split(/\s+/);
   if (!(SESSION_COMMANDS as readonly string[]).includes(command ?? '')) return undefined;
   const session = agent.session;
-  if (!store || !session) {
-    write(`${command} needs a session: start mh with --db PATH|URL\n`);
-    return 2;
-  }
+  if (!store || !session) throw new UsageError('needs a session: start mh with --db PATH|URL');
   switch (command) {
     case '/checkpoints': {
       const checkpoints = await store.listCheckpoints(session.id, session.branch);
@@ -74,19 +76,17 @@ export async function sessionCommand(
     }
     case '/rewind': {
       const turn = Number(args[0]);
-      if (!Number.isInteger(turn) || turn < 0) {
-        write('usage: /rewind TURN [BRANCH]   (TURN from /checkpoints; 0 = empty)\n');
-        return 2;
-      }
+      if (!Number.isInteger(turn) || turn < 0)
+        throw new UsageError('usage: /rewind TURN [BRANCH]   (TURN from /checkpoints; 0 = empty)');
       const checkpoints = await store.listCheckpoints(session.id, session.branch);
       const target =
         turn === 0
           ? null
           : (checkpoints.find((checkpoint) => checkpoint.turn === turn)?.id ?? undefined);
-      if (target === undefined) {
-        write(`no checkpoint at turn ${turn} on branch ${session.branch}\n`);
-        return 2;
-      }
+      if (target === undefined)
+        throw new UsageError(
+          `no checkpoint at turn ${turn} on branch ${session.branch} (see /checkpoints)`,
+        );
       const branch = args[1] ?? `${session.branch}-at-${turn}-${Date.now().toString(36)}`;
       const history = await agent.rewind(target, branch);
       write(
@@ -96,10 +96,7 @@ export async function sessionCommand(
     }
     case '/fork': {
       const branch = args[0];
-      if (!branch) {
-        write('usage: /fork NEW-BRANCH\n');
-        return 2;
-      }
+      if (!branch) throw new UsageError('usage: /fork NEW-BRANCH');
       await agent.fork(branch);
       write(`(forked ${session.branch} as ${branch}; now on ${branch})\n`);
       return 0;
@@ -115,10 +112,7 @@ export async function sessionCommand(
     }
     default: {
       const branch = args[0];
-      if (!branch) {
-        write('usage: /switch BRANCH\n');
-        return 2;
-      }
+      if (!branch) throw new UsageError('usage: /switch BRANCH');
       const history = await agent.switchBranch(branch);
       write(`(now on ${branch}: ${history.length} messages)\n`);
       return 0;

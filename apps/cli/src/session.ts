@@ -1,5 +1,6 @@
 import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
-import { messageText } from '@mh/sdk';
+import { ConfigError, messageText } from '@mh/sdk';
+import { UsageError } from './args.js';
 import { HELP } from './help.js';
 import { EventRenderer, exitCodeOf, type Output } from './render.js';
 import { sessionCommand } from './session-commands.js';
@@ -117,8 +118,9 @@ export class CliSession {
       const handled = await sessionCommand(this.#agent, this.#store, trimmed, write);
       if (handled !== undefined) return handled;
     } catch (error) {
-      this.#output.err.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-      return 1;
+      // One line in the command's words; the REPL (and a piped script) goes on with the next line.
+      this.#output.err.write(`${commandError(trimmed, error)}\n`);
+      return error instanceof UsageError || ConfigError.isInstance(error) ? 2 : 1;
     }
     if (trimmed.startsWith('/')) {
       this.#output.err.write(`unknown command ${trimmed.split(/\s/)[0]} (try /help)\n`);
@@ -126,4 +128,14 @@ export class CliSession {
     }
     return this.ask(trimmed);
   }
+}
+
+/**
+ * A failed REPL command as one line that starts with the command as typed: `/switch nope:
+ * unknown branch …`, not the store's option name (`branch:`, `newBranch:`).
+ */
+function commandError(command: string, error: unknown): string {
+  if (ConfigError.isInstance(error))
+    return `${command}: ${error.message.slice(`${error.field}: `.length)}`;
+  return `${command}: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -58,6 +58,29 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(run.stdout).toMatch(/ {2}main\s+2 turns/);
   });
 
+  it("reports a refused REPL command in one line in the command's words and goes on", async () => {
+    const db = database();
+    await runCli(['--fake', '--db', db, 'hello']);
+    const id = await onlySessionId(db);
+    const run = await runCli(
+      ['--fake', '--db', db, '--session', id],
+      '/fork main\n/switch nope\n/switch\n/rewind 9\nWhat is 6*7?\n/branches\n',
+    );
+    const refusals = run.stderr.split('\n').filter((line) => line.startsWith('/'));
+    expect(refusals).toEqual([
+      `/fork main: branch "main" already exists in session "${id}"`,
+      `/switch nope: unknown branch "nope" in session "${id}"`,
+      '/switch: usage: /switch BRANCH',
+      '/rewind 9: no checkpoint at turn 9 on branch main (see /checkpoints)',
+    ]);
+    // Each refusal is one line on stderr; the next lines still run, on the branch it was on.
+    expect(run.stdout).not.toMatch(/usage|no checkpoint/);
+    expect(run.stdout).toContain('The answer is 42.');
+    expect(run.stdout).toMatch(/\* main\s+5 turns/);
+    // A piped script reports that one of its lines was refused: exit code 2.
+    expect(run.code).toBe(2);
+  });
+
   it('refuses an unknown session id with exit code 2', async () => {
     const db = database();
     await runCli(['--fake', '--db', db, 'hello']);
