@@ -1,4 +1,4 @@
-import type { Agent, SessionStore } from '@mh/sdk';
+import type { Agent, Message, SessionStore } from '@mh/sdk';
 import { messageText } from '@mh/sdk';
 import { UsageError } from './args.js';
 
@@ -14,6 +14,25 @@ function time(ms: number): string {
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * A message in one line: its text cut to `width` characters, then its tool calls and results
+ * (`[calls: calculator; 1 result(s)]`), which a tool-calling turn has instead of text.
+ */
+export function messageSummary(message: Message, width: number): string {
+  const text = messageText(message).replace(/\s+/g, ' ').slice(0, width);
+  const calls = message.content
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => block.name);
+  const results = message.content.filter((block) => block.type === 'tool_result').length;
+  const extra = [
+    calls.length ? `calls: ${calls.join(', ')}` : '',
+    results ? `${results} result(s)` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return extra ? `${text}${text ? ' ' : ''}[${extra}]` : text;
 }
 
 /** `mh --list-sessions`: one line per session, most recent first. */
@@ -65,9 +84,7 @@ export async function sessionCommand(
       const byId = new Map(state.messages.map((message) => [message.id, message]));
       for (const checkpoint of checkpoints) {
         const first = byId.get(checkpoint.messageIds[0] ?? '');
-        const text = first
-          ? `${first.role}: ${messageText(first).replace(/\s+/g, ' ').slice(0, 60)}`
-          : '';
+        const text = first ? `${first.role}: ${messageSummary(first, 60)}` : '';
         write(
           `${String(checkpoint.turn).padStart(4)}  ${short(checkpoint.id)}  ${time(checkpoint.createdAt)}  ${text}\n`,
         );

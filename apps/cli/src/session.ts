@@ -1,9 +1,9 @@
 import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
-import { ConfigError, messageText } from '@mh/sdk';
+import { ConfigError } from '@mh/sdk';
 import { UsageError } from './args.js';
 import { HELP } from './help.js';
 import { EventRenderer, exitCodeOf, type Output } from './render.js';
-import { sessionCommand } from './session-commands.js';
+import { messageSummary, sessionCommand } from './session-commands.js';
 
 /**
  * Runs prompts against one agent and owns Ctrl-C: the first interrupt cancels the running answer,
@@ -95,20 +95,8 @@ export class CliSession {
       return 0;
     }
     if (trimmed === '/history') {
-      for (const message of this.#agent.history) {
-        const calls = message.content
-          .filter((block) => block.type === 'tool_use')
-          .map((block) => block.name);
-        const results = message.content.filter((block) => block.type === 'tool_result').length;
-        const text = messageText(message).replace(/\s+/g, ' ').slice(0, 100);
-        const extra = [
-          calls.length ? `calls: ${calls.join(', ')}` : '',
-          results ? `${results} result(s)` : '',
-        ]
-          .filter(Boolean)
-          .join('; ');
-        this.#output.out.write(`${message.role.padEnd(9)} ${text}${extra ? ` [${extra}]` : ''}\n`);
-      }
+      for (const message of this.#agent.history)
+        this.#output.out.write(`${message.role.padEnd(9)} ${messageSummary(message, 100)}\n`);
       return 0;
     }
     const write = (text: string): void => {

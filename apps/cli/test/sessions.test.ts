@@ -81,6 +81,17 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(run.code).toBe(2);
   });
 
+  it('lists checkpoints with the tool calls of a turn, as /history does', async () => {
+    const db = database();
+    const run = await runCli(['--fake', '--db', db], 'What is 6*7?\n/checkpoints\n');
+    const listed = run.stdout.split('\n').filter((line) => /^\s+\d+ {2}/.test(line));
+    expect(listed.map((line) => line.replace(/^.*Z {2}/, ''))).toEqual([
+      'user: What is 6*7?',
+      'assistant: [calls: calculator]',
+      'assistant: The answer is 42.',
+    ]);
+  });
+
   it('refuses an unknown session id with exit code 2', async () => {
     const db = database();
     await runCli(['--fake', '--db', db, 'hello']);
