@@ -26,7 +26,9 @@ export interface HttpSession extends McpConnection {
  */
 export class RenewingConnection implements McpConnection {
   readonly #server: string;
-  readonly #open: () => Promise<HttpSession>;
+  readonly #open: (signal: AbortSignal) => Promise<HttpSession>;
+  /** Aborts a handshake in progress when the connection closes. */
+  readonly #closing = new AbortController();
   readonly #listeners = new Map<McpListChangedMethod, (() => void)[]>();
   /** Requests in flight per session: a replaced session is dropped once it has none. */
   readonly #pending = new Map<HttpSession, number>();
@@ -36,8 +38,15 @@ export class RenewingConnection implements McpConnection {
   #failure: McpProtocolError | undefined;
   #closed = false;
 
-  /** Wraps the open session `first`; `open` performs a fresh handshake. */
-  constructor(server: string, first: HttpSession, open: () => Promise<HttpSession>) {
+  /**
+   * Wraps the open session `first`; `open` performs a fresh handshake, which it abandons (and
+   * rejects) once `signal` aborts.
+   */
+  constructor(
+    server: string,
+    first: HttpSession,
+    open: (signal: AbortSignal) => Promise<HttpSession>,
+  ) {
     this.#server = server;
     this.#current = first;
     this.#open = open;
@@ -60,7 +69,11 @@ export class RenewingConnection implements McpConnection {
       // A session opened now would outlive close() (and could run the request after it).
       if (this.#closed) throw this.#closedError(method, error);
       const label = options.label ?? method;
-      const next = await this.#renewed(session, options.signal, deadline, label, timeoutMs);
+      const next = await this.#renewed(session, options.signal, deadline, label, timeoutMs).catch(
+        (failure: unknown) => {
+          throw this.#closed ? this.#closedError(method, failure) : failure;
+        },
+      );
       if (this.#closed) throw this.#closedError(method, error);
       const left = deadline - Date.now();
       if (left <= 0) throw new ToolTimeoutError(label, timeoutMs);
@@ -88,6 +101,8 @@ export class RenewingConnection implements McpConnection {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // A server that never answers the new initialize must not hold close() for its time limit.
+    this.#closing.abort();
     await this.#renewal?.catch(() => {});
     const replaced = [...this.#replaced].map((session) => session.abandon());
     this.#replaced.clear();
@@ -143,7 +158,7 @@ export class RenewingConnection implements McpConnection {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#renewal) return this.#renewal;
     if (expired !== this.#current) return Promise.resolve(this.#current);
-    this.#renewal = this.#open()
+    this.#renewal = this.#open(this.#closing.signal)
       .then(
         (next) => {
           this.#current = next;

@@ -127,15 +127,19 @@ export async function connectHttp(
   params: HttpServerParams,
   options: ConnectOptions = {},
 ): Promise<McpConnection> {
-  const open = (): Promise<HttpSession> => openHttpSession(server, params, options);
+  const open = (signal?: AbortSignal): Promise<HttpSession> =>
+    openHttpSession(server, params, options, signal);
   return new RenewingConnection(server, await open(), open);
 }
 
+/** One session; `signal` abandons its handshake (the connection is closing). */
 async function openHttpSession(
   server: string,
   params: HttpServerParams,
   options: ConnectOptions,
+  signal?: AbortSignal,
 ): Promise<HttpSession> {
+  if (signal?.aborted) throw new McpProtocolError(server, 'closed before a new session was opened');
   const guard = new HttpGuard({
     server,
     maxMessageBytes: options.maxLineBytes ?? 16 * 1024 * 1024,
@@ -160,7 +164,15 @@ async function openHttpSession(
     guard.close();
     await transport.close().catch(() => {});
   };
-  const client = await handshake(server, transport, options, () => undefined, shutdown);
+  // Closing the transport fails the pending initialize at once, and the handshake cleans up.
+  const abandonHandshake = (): void => void shutdown();
+  signal?.addEventListener('abort', abandonHandshake, { once: true });
+  let client: Client;
+  try {
+    client = await handshake(server, transport, options, () => undefined, shutdown);
+  } finally {
+    signal?.removeEventListener('abort', abandonHandshake);
+  }
   const sessionId = transport.sessionId;
   const connection = new SdkConnection(
     server,

@@ -6,7 +6,7 @@ import {
   type McpToolsChange,
   registerMcpTools,
 } from '../src/index.js';
-import { type HttpFixture, readLog, startHttpServer } from './helpers.js';
+import { type HttpFixture, readLog, startHttpServer, waitFor } from './helpers.js';
 
 // The spec (Streamable HTTP, session management): a server may end a session at any time and
 // then answers requests carrying its id with 404; the client must open a new session.
@@ -31,7 +31,7 @@ function client(path: string, options: McpClientOptions = {}): McpClient {
   return made;
 }
 
-/** Flips the fixture's test switches (`forget=1`, `extra=1`, `refuse-init=1`). */
+/** Flips the fixture's test switches (`forget=1`, `extra=1`, `refuse-init=1`, `hang-init=1`). */
 async function control(query: string): Promise<void> {
   const response = await fetch(`${server.base}/control?${query}`, { method: 'POST' });
   expect(response.status).toBe(204);
@@ -186,6 +186,23 @@ describe('McpClient over HTTP when the server ends the session', () => {
     expect(McpProtocolError.isInstance(outcome), String(outcome)).toBe(true);
     expect(initializes()).toBe(1);
     expect(runs('tick')).toHaveLength(0);
+  });
+
+  it('closes without waiting out a new handshake the server never answers', async () => {
+    const mcp = client('/mcp', { initTimeoutMs: 10_000 });
+    await mcp.connect();
+    await control('forget=1&hang-init=1');
+    const call = mcp.callTool('tick', {}, { timeoutMs: 30_000 }).catch((caught: unknown) => caught);
+    expect(await waitFor(() => initializes() === 2)).toBe(true);
+    const started = performance.now();
+    await mcp.close();
+    const elapsed = performance.now() - started;
+    const error = await call;
+    expect(McpProtocolError.isInstance(error)).toBe(true);
+    expect(String(error)).toMatch(/connection is closed/);
+    expect(elapsed).toBeLessThan(2000);
+    expect(runs('tick')).toHaveLength(0);
+    process.stdout.write(`HTTP: close during a hung re-handshake took ${elapsed.toFixed(0)} ms\n`);
   });
 
   it('treats a 404 to the first initialize as a connection error', async () => {

@@ -9,7 +9,7 @@
 // other request answered 404 as if its session had just expired). Test switches, as query
 // parameters of POST /control: `forget=1` drops every session (later requests carrying their
 // ids get 404), `extra=1|0` gives new sessions the tool `extra` from the start, `refuse-init=1|0`
-// answers initialize with 500. Every JSON-RPC message POSTed is appended as a JSON line to
+// answers initialize with 500, `hang-init=1|0` never answers initialize. Every JSON-RPC message POSTed is appended as a JSON line to
 // $FAKE_LOG when set, and so is every execution of `tick` and `vanish` (`{ ran, session }`).
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ function eventStore() {
 }
 
 /** Test switches, set through POST /control. */
-const switches = { extra: false, refuseInit: false };
+const switches = { extra: false, refuseInit: false, hangInit: false };
 
 function mcpServer(transport) {
   const server = new McpServer(
@@ -202,6 +202,9 @@ async function handle(req, res) {
     if (url.searchParams.has('refuse-init')) {
       switches.refuseInit = url.searchParams.get('refuse-init') === '1';
     }
+    if (url.searchParams.has('hang-init')) {
+      switches.hangInit = url.searchParams.get('hang-init') === '1';
+    }
     res.writeHead(204).end();
     return;
   }
@@ -230,6 +233,7 @@ async function handle(req, res) {
   const sessionId = req.headers['mcp-session-id'];
   const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
   const initializing = messages.some((message) => message?.method === 'initialize');
+  if (initializing && switches.hangInit) return; // never answers
   if (initializing && switches.refuseInit) {
     res.writeHead(500, { 'content-type': 'text/plain' }).end('initialize refused');
     return;
