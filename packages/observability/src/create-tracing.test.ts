@@ -1,5 +1,5 @@
 import { ConfigError } from '@mh/core';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { createTracing } from './create-tracing.js';
 import { Redactor } from './redactor.js';
@@ -53,5 +53,53 @@ describe('createTracing', () => {
 
   it('rejects bad redaction options with a ConfigError', () => {
     expect(() => createTracing({ redact: { secrets: [''] } })).toThrow(ConfigError);
+  });
+
+  it('rejects an exportTimeoutMs that is not a positive finite number', () => {
+    for (const exportTimeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => createTracing({ exportTimeoutMs })).toThrow(ConfigError);
+  });
+
+  it('reports an exporter that throws, and one whose shutdown rejects, without rejecting', async () => {
+    const exporter: SpanExporter = {
+      export: () => {
+        throw new Error('serializer broke');
+      },
+      shutdown: () => Promise.reject(new Error('socket already closed')),
+    };
+    const tracing = createTracing({ exporter, onExportError: () => {} });
+    tracing.tracer.startSpan('x').end();
+    expect(await tracing.flush()).toEqual({
+      ok: false,
+      failedSpans: 1,
+      pendingSpans: 0,
+      reasons: ['serializer broke'],
+    });
+    expect(await tracing.shutdown()).toEqual({
+      ok: false,
+      failedSpans: 0,
+      pendingSpans: 0,
+      reasons: ['socket already closed'],
+    });
+  });
+
+  it('goes on exporting when onExportError throws', async () => {
+    let calls = 0;
+    const exporter: SpanExporter = {
+      export: (_spans, done) => done({ code: 1, error: new Error('down') }),
+      shutdown: () => Promise.resolve(),
+    };
+    const tracing = createTracing({
+      exporter,
+      onExportError: () => {
+        calls++;
+        throw new Error('handler bug');
+      },
+    });
+    tracing.tracer.startSpan('x').end();
+    expect((await tracing.flush()).failedSpans).toBe(1);
+    tracing.tracer.startSpan('y').end();
+    expect((await tracing.shutdown()).failedSpans).toBe(1);
+    expect(calls).toBe(2);
   });
 });

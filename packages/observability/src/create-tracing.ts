@@ -1,4 +1,4 @@
-import type { SpanRecord } from '@mh/core';
+import { ConfigError, type SpanRecord } from '@mh/core';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -7,9 +7,11 @@ import {
   type SpanProcessor,
   type TracerConfig,
 } from '@opentelemetry/sdk-trace-base';
+import type { ExportFailure, ExportReport } from './export-report.js';
 import { OtelTracer } from './otel-tracer.js';
 import { RedactingSpanExporter } from './redacting-span-exporter.js';
 import { Redactor, type RedactorOptions } from './redactor.js';
+import { describeExportError, ReportingSpanExporter } from './reporting-span-exporter.js';
 import { SpanRecordExporter } from './span-record-exporter.js';
 
 /** Options of `createTracing`. */
@@ -24,6 +26,19 @@ export interface TracingOptions {
   readonly keepRecords?: boolean;
   /** The provider's resource (service name and so on); default OpenTelemetry's. */
   readonly resource?: TracerConfig['resource'];
+  /**
+   * Longest wait, in ms, of `flush()` and `shutdown()` for the exporter, and of one batch export
+   * (default 10 000, `OTLPTraceExporter`'s own request timeout). Spans unconfirmed by then count
+   * as `pendingSpans`. An OTLP request already sent keeps the process alive until the exporter's
+   * `timeoutMillis`, so give the exporter a lower one too for a short-lived program.
+   */
+  readonly exportTimeoutMs?: number;
+  /**
+   * Called for each export that failed (collector down, HTTP error, timeout), during the run or
+   * at flush and shutdown; the run goes on regardless. Default: one `process.emitWarning` line
+   * for the first failure only; later ones are in the `ExportReport`s.
+   */
+  readonly onExportError?: (failure: ExportFailure) => void;
 }
 
 /** What `createTracing` wires up. */
@@ -36,10 +51,58 @@ export interface Tracing {
   records(): SpanRecord[];
   /** Forgets the finished spans `records()` returns. */
   clear(): void;
-  /** Exports every finished span now. */
-  flush(): Promise<void>;
-  /** Flushes, then shuts the provider and its exporters down. */
-  shutdown(): Promise<void>;
+  /**
+   * Exports every finished span now. Resolves within `exportTimeoutMs` with what failed since the
+   * previous report; never rejects because the exporter or its collector failed.
+   */
+  flush(): Promise<ExportReport>;
+  /** Flushes, then shuts the provider and its exporters down; resolves like `flush()`. */
+  shutdown(): Promise<ExportReport>;
+}
+
+const DEFAULT_EXPORT_TIMEOUT_MS = 10_000;
+const ALL_EXPORTED: ExportReport = { ok: true, failedSpans: 0, pendingSpans: 0, reasons: [] };
+
+/** The default `onExportError`: one warning line for the first failure, no stack. */
+function warnOnce(): (failure: ExportFailure) => void {
+  let warned = false;
+  return (failure) => {
+    if (warned) return;
+    warned = true;
+    process.emitWarning(
+      `@mh/observability: ${failure.exporter} could not export ${failure.spans} span(s): ` +
+        `${describeExportError(failure.error)}. The agent run is unaffected; later failures ` +
+        'are counted in the result of tracing.flush() and tracing.shutdown().',
+    );
+  };
+}
+
+/** Runs `work` for at most `timeoutMs`; says whether it finished and the first error it threw. */
+async function settleWithin(
+  timeoutMs: number,
+  work: () => Promise<void>,
+): Promise<{ finished: boolean; error?: Error }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ finished: boolean }>((resolve) => {
+    timer = setTimeout(() => resolve({ finished: false }), timeoutMs);
+    // Waiting must not by itself keep the program alive.
+    timer.unref();
+  });
+  const settled = work().then(
+    () => ({ finished: true }),
+    (error: unknown) => ({ finished: true, error: firstError(error) }),
+  );
+  try {
+    return await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `BasicTracerProvider.forceFlush` rejects with an array of errors. */
+function firstError(error: unknown): Error {
+  const first: unknown = Array.isArray(error) ? error[0] : error;
+  return first instanceof Error ? first : new Error(String(first));
 }
 
 /**
@@ -51,28 +114,63 @@ export interface Tracing {
  * const agent = new Agent({ provider, model: 'claude-sonnet-4-5', tracer: tracing.tracer });
  * await agent.run('What is 6 * 7?');
  * console.log(renderTree(tracing.records()));
- * await tracing.shutdown();
+ * const report = await tracing.shutdown(); // never rejects; report.ok, failedSpans, reasons
  */
 export function createTracing(options: TracingOptions = {}): Tracing {
   const redactor =
     options.redact instanceof Redactor ? options.redact : new Redactor(options.redact);
+  const timeoutMs = options.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new ConfigError('exportTimeoutMs', 'must be a positive, finite number of milliseconds');
   const memory = new SpanRecordExporter();
   const processors: SpanProcessor[] = [];
   if (options.keepRecords !== false)
     processors.push(new SimpleSpanProcessor(new RedactingSpanExporter(memory, redactor)));
-  if (options.exporter)
-    processors.push(new BatchSpanProcessor(new RedactingSpanExporter(options.exporter, redactor)));
+  const reporting = options.exporter
+    ? new ReportingSpanExporter(options.exporter, options.onExportError ?? warnOnce())
+    : undefined;
+  if (reporting)
+    processors.push(
+      new BatchSpanProcessor(new RedactingSpanExporter(reporting, redactor), {
+        exportTimeoutMillis: timeoutMs,
+      }),
+    );
   const provider = new BasicTracerProvider({
     spanProcessors: processors,
+    forceFlushTimeoutMillis: timeoutMs,
     ...(options.resource === undefined ? {} : { resource: options.resource }),
   });
   const tracer = new OtelTracer({ provider, captureContent: options.captureContent === true });
+  /** Runs a flush or shutdown; its failures are in the report, never a rejection. */
+  const reported = async (work: () => Promise<void>): Promise<ExportReport> => {
+    const { finished, error } = await settleWithin(timeoutMs, async () => {
+      await work();
+      await reporting?.idle();
+    });
+    if (!reporting) return error ? reportOf(error) : ALL_EXPORTED;
+    // The batch processor may give up first (same timeout): what is still unanswered is pending.
+    return reporting.takeReport(finished && !error ? undefined : timeoutMs, error);
+  };
   return {
     tracer,
     provider,
     records: (): SpanRecord[] => memory.records(),
     clear: (): void => memory.clear(),
-    flush: (): Promise<void> => provider.forceFlush(),
-    shutdown: (): Promise<void> => provider.shutdown(),
+    flush: (): Promise<ExportReport> => reported(() => provider.forceFlush()),
+    shutdown: (): Promise<ExportReport> =>
+      reported(async () => {
+        let failure: unknown;
+        await provider.shutdown().catch((error: unknown) => {
+          failure = error;
+        });
+        // The batch processor skips the exporter's shutdown when its last flush failed.
+        await reporting?.shutdown();
+        if (failure !== undefined) throw failure;
+      }),
   };
+}
+
+/** A report for a failure of the in-memory side alone (no exporter of the user's). */
+function reportOf(error: Error): ExportReport {
+  return { ok: false, failedSpans: 0, pendingSpans: 0, reasons: [describeExportError(error)] };
 }

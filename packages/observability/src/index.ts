@@ -6,6 +6,7 @@ export {
   type TokenCounts,
 } from '@mh/core';
 export { createTracing, type Tracing, type TracingOptions } from './create-tracing.js';
+export type { ExportFailure, ExportReport } from './export-report.js';
 export { OtelTracer, type OtelTracerOptions } from './otel-tracer.js';
 export { RedactingSpanExporter, redactedSpan } from './redacting-span-exporter.js';
 export { Redactor, type RedactorOptions } from './redactor.js';
