@@ -29,6 +29,12 @@ describe('mh one-shot', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('max-turns');
   });
+
+  it('states the time a --timeout-ms guard stopped at in milliseconds', async () => {
+    const run = await runCli(['--fake', '--fake-delay-ms', '50', '--timeout-ms', '1', 'hi']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/\(stopped: Guard timeout tripped: \d+ ms reached the limit 1 ms\)/);
+  });
 });
 
 describe('mh --trace', () => {

@@ -179,6 +179,25 @@ describe('GuardTrippedError', () => {
     });
   });
 
+  it('states the value and the limit in the unit of each guard', () => {
+    const messages = [
+      new GuardTrippedError('timeout', 1, 83),
+      new GuardTrippedError('timeout', 30_000, 30_012),
+      new GuardTrippedError('max-turns', 1, 1),
+      new GuardTrippedError('max-tokens', 1000, 1040),
+      new GuardTrippedError('max-cost', 0.3, 0.30000000000000004),
+      new GuardTrippedError('max-repeated-calls', 3, 4, 'read_file with the same arguments'),
+    ].map((error) => error.message);
+    expect(messages).toEqual([
+      'Guard timeout tripped: 83 ms reached the limit 1 ms',
+      'Guard timeout tripped: 30 s reached the limit 30 s',
+      'Guard max-turns tripped: 1 turn reached the limit 1 turn',
+      'Guard max-tokens tripped: 1040 tokens reached the limit 1000 tokens',
+      'Guard max-cost tripped: $0.3 reached the limit $0.3',
+      'Guard max-repeated-calls tripped: 4 calls reached the limit 3 calls (read_file with the same arguments)',
+    ]);
+  });
+
   it('covers the five loop guards', () => {
     expect([...GUARDS].sort()).toEqual(
       ['max-cost', 'max-repeated-calls', 'max-tokens', 'max-turns', 'timeout'].sort(),

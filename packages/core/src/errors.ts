@@ -183,6 +183,24 @@ export const GUARDS = [
 /** A guard of the loop. */
 export type Guard = (typeof GUARDS)[number];
 
+/** A guard's value in its unit, for people: `83 ms`, `1.5 s`, `1 turn`, `1040 tokens`, `$0.3`. */
+function inUnit(guard: Guard, value: number): string {
+  const count = (one: string): string => `${value} ${one}${value === 1 ? '' : 's'}`;
+  switch (guard) {
+    case 'timeout':
+      return value < 1000 ? `${Math.round(value)} ms` : `${Number((value / 1000).toFixed(1))} s`;
+    case 'max-cost':
+      // Summed costs carry binary noise (0.30000000000000004).
+      return `$${Number(value.toPrecision(6))}`;
+    case 'max-turns':
+      return count('turn');
+    case 'max-tokens':
+      return count('token');
+    case 'max-repeated-calls':
+      return count('call');
+  }
+}
+
 /** A loop guard stopped the run. */
 export class GuardTrippedError extends HarnessError {
   static override readonly brandName: string = 'GuardTrippedError';
@@ -198,7 +216,7 @@ export class GuardTrippedError extends HarnessError {
 
   constructor(guard: Guard, limit: number, value: number, detail?: string) {
     super(
-      `Guard ${guard} tripped: ${value} reached the limit ${limit}${detail ? ` (${detail})` : ''}`,
+      `Guard ${guard} tripped: ${inUnit(guard, value)} reached the limit ${inUnit(guard, limit)}${detail ? ` (${detail})` : ''}`,
     );
     this.guard = guard;
     this.limit = limit;
