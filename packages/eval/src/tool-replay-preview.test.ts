@@ -158,6 +158,32 @@ describe('ReplayToolExecutor with a previewing executor', () => {
     expect(error).toMatchObject({ path: 'toolCalls.t1.permission' });
   });
 
+  it('reports a preview that throws as a finding and keeps serving a lenient replay', async () => {
+    const path = await recordWith(shellWith(['exec']));
+    const inner = shellWith(['exec']);
+    const broken: ToolExecutorPort = {
+      specs: () => inner.specs(),
+      execute: (calls, context) => inner.execute(calls, context),
+      preview: async () => {
+        throw new Error('policy service unreachable');
+      },
+    };
+    const { outcomes, drifts } = await replayWith(path, broken);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['ok']);
+    expect(drifts).toMatchObject([
+      {
+        kind: 'tool-decision',
+        path: 'toolCalls.t1.status',
+        recorded: 'ok',
+        actual: 'preview-failed',
+      },
+    ]);
+    expect(drifts[0]?.message).toContain('policy service unreachable');
+    const error = await replayWith(path, broken, true).catch((caught) => caught);
+    expect(ReplayDriftError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ path: 'toolCalls.t1.status', actual: 'preview-failed' });
+  });
+
   it('forwards preview to the inner executor', async () => {
     const path = await recordWith(shellWith(['exec']));
     const cassette = await openCassette(path, { mode: 'lockdown' });

@@ -32,7 +32,8 @@ export const UNRECORDED_TOOL_TEXT =
  * be denied (or run, or find no tool) a `tool-decision` finding at `toolCalls.<id>.status`. A
  * preview of `ask` (only a human's answer decides) or `undecidable` (a policy without `preview`)
  * gives no decision finding. A call whose name or input already drifted is not previewed, and a
- * preview that throws fails the call (the replay cannot vouch for it).
+ * preview that throws is a `tool-decision` finding with `actual: 'preview-failed'` (the replay
+ * cannot vouch for the call; a strict replay fails on it, a lenient one serves the recording).
  */
 export class ReplayToolExecutor implements ToolExecutor {
   readonly #inner: ToolExecutor;
@@ -160,8 +161,27 @@ export class ReplayToolExecutor implements ToolExecutor {
   /** Reports where the current executor would treat the call otherwise than recorded. */
   async #comparePreview(entry: ToolEntry, call: ToolUseBlock): Promise<void> {
     if (typeof this.#inner.preview !== 'function') return;
-    const preview = await this.#inner.preview(call);
     const context = { key: this.key, requestIndex: this.#requestIndex() };
+    let preview: ToolCallPreview;
+    try {
+      preview = await this.#inner.preview(call);
+    } catch (error) {
+      // The replay cannot vouch for the call: a finding (strict replays fail on it), not a crash.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#reportAll([
+        driftFinding(
+          {
+            kind: 'tool-decision',
+            ...context,
+            path: joinPath(joinPath('toolCalls', call.id), 'status'),
+            recorded: entry.outcome.status,
+            actual: 'preview-failed',
+          },
+          `tool call ${call.id} (${call.name}): the executor's preview failed: ${reason}`,
+        ),
+      ]);
+      return;
+    }
     this.#reportAll(previewFindings(entry.outcome, call, preview, context));
   }
 
