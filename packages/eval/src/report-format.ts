@@ -28,6 +28,11 @@ export function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** A count and its noun, singular for one: `1 case`, `3 cases`, `1,200 calls`. */
+export function counted(value: number, noun: string): string {
+  return `${count(value)} ${noun}${value === 1 ? '' : 's'}`;
+}
+
 /** A signed relative change, e.g. `+12.0%`; `–` when the base is zero and so is the new value. */
 export function change(before: number, after: number): string {
   if (before === 0) return after === 0 ? '±0' : 'new';

@@ -1,5 +1,5 @@
 import { LAYERS } from './attribution-types.js';
-import { count, duration, interval, pad, percent, usd } from './report-format.js';
+import { count, counted, duration, interval, pad, percent, usd } from './report-format.js';
 import type { ReportSummary } from './report-summary.js';
 import type { CaseRun, ReportMeta } from './report-types.js';
 
@@ -25,7 +25,7 @@ export function renderReport(
     .map(([key, value]) => `${key}=${value}`)
     .join(' ');
   lines.push(
-    `Eval: ${summary.runs} runs (${summary.cases} cases × ${meta.repeats} repeats) in ${duration(meta.durationMs)}${labels ? ` · ${labels}` : ''}`,
+    `Eval: ${counted(summary.runs, 'run')} (${counted(summary.cases, 'case')} × ${counted(meta.repeats, 'repeat')}) in ${duration(meta.durationMs)}${labels ? ` · ${labels}` : ''}`,
   );
   lines.push(rateLine('success', summary.success));
   lines.push(
@@ -35,7 +35,7 @@ export function renderReport(
     `  ${pad('latency', 12)}p50 ${duration(summary.latency.p50Ms)} · p95 ${duration(summary.latency.p95Ms)}`,
   );
   lines.push(
-    `  ${pad('turns', 12)}${summary.turns.perRun.toFixed(1)} per run (${count(summary.turns.total)} total) · tools ${count(summary.tools.calls)} calls, ${count(summary.tools.errors)} failed`,
+    `  ${pad('turns', 12)}${summary.turns.perRun.toFixed(1)} per run (${count(summary.turns.total)} total) · tools ${counted(summary.tools.calls, 'call')}, ${count(summary.tools.errors)} failed`,
   );
   const { tokens } = summary;
   lines.push(

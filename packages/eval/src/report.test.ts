@@ -71,6 +71,12 @@ describe('Report', () => {
     expect(text).toContain('read#1  tool (low)');
   });
 
+  it('writes singular nouns for counts of one', () => {
+    const text = reportOf([caseRun('sum', 0, true)], { repeats: 1 }).render();
+    expect(text).toContain('Eval: 1 run (1 case × 1 repeat)');
+    expect(text).toContain('tools 1 call, 0 failed');
+  });
+
   it('saves as JSON and loads back the same report', async () => {
     const path = join(dir, 'nested', 'baseline.json');
     const report = reportOf(runs);
