@@ -65,6 +65,12 @@ function parseMcp(spec: string): CliOptions['mcp'][number] {
       `--mcp expects NAME=COMMAND or NAME=URL (e.g. fs="npx -y @modelcontextprotocol/server-filesystem ."), got '${spec}'`,
     );
   const name = match[1] ?? '';
+  // Tools are registered as NAME__TOOL: with '__' in NAME (or a final '_' before the '__'), where
+  // the server's name ends would be ambiguous, and two servers' tools could share a name.
+  if (name.includes('__') || name.endsWith('_'))
+    throw new UsageError(
+      `--mcp ${name}: NAME may not contain '__' or end with '_' (tools are named NAME__TOOL: a__b__c could be server a, tool b__c)`,
+    );
   const [command, ...args] = splitCommand(match[2] ?? '');
   if (!command) throw new UsageError(`--mcp ${name}: the command is empty`);
   if (/^https?:\/\//i.test(command)) {

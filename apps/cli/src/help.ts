@@ -37,7 +37,7 @@ Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, c
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
-MCP servers (their tools join the built-in ones, named SERVER__TOOL):
+MCP servers (their tools join the built-in ones, named SERVER__TOOL; so NAME has no '__'):
   --mcp NAME=COMMAND      start an MCP server over stdio, e.g.
                           --mcp fs="npx -y @modelcontextprotocol/server-filesystem ./data" (repeatable)
   --mcp NAME=URL          reach an MCP server over streamable HTTP, e.g. --mcp api=http://localhost:3000/mcp

@@ -49,6 +49,19 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('--mcp expects NAME=COMMAND');
   });
 
+  it("rejects a NAME with '__' or a trailing '_' (tool names would be ambiguous), exit code 2", async () => {
+    for (const name of ['a__b', 'a_']) {
+      const run = await runCli(['--mcp', `${name}=node -e 0`, '--list-tools']);
+      expect([run.code, run.stderr.trim()]).toEqual([
+        2,
+        `mh: --mcp ${name}: NAME may not contain '__' or end with '_' (tools are named NAME__TOOL: a__b__c could be server a, tool b__c)`,
+      ]);
+    }
+    // A single '_' inside a name is fine.
+    const ok = await runCli(['--mcp', `my_fs=node ${server} ${tmpdir()}`, '--list-tools']);
+    expect(ok.stdout).toMatch(/^my_fs__read_text_file\s+read\s+my_fs/m);
+  });
+
   it("prints the client's and the registry's warnings as mh lines, each naming its server once", async () => {
     const paged = await runCli(['--mcp', `fk=node ${fakeServer} paged`, '--list-tools']);
     expect(paged.code).toBe(0);
