@@ -1,6 +1,7 @@
 import { assertOptions, ConfigError } from '@mh/core';
 import type { HttpServerParams } from './http-server-params.js';
 import type { StdioServerParams } from './stdio-server-params.js';
+import { sanitizeNamePart } from './tool-name.js';
 
 /** How to reach a server: a command to start (stdio) or a URL (streamable HTTP). */
 export type McpServerParams = StdioServerParams | HttpServerParams;
@@ -59,6 +60,22 @@ export function checkOptions(options: McpClientOptions): void {
   if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
     throw new ConfigError('options.onWarning', 'expected a function');
   }
+}
+
+/**
+ * Throws `ConfigError` on `name` unless it is a non-empty string whose tool-name form (see
+ * `mcpToolName`) has no `__` and does not end in `_`: the server's tools are named
+ * `name__tool`, so `a__b__c` could be server `a`'s tool `b__c` and two servers' tools could
+ * share a name.
+ */
+export function checkName(name: unknown): void {
+  if (typeof name !== 'string' || name === '') throw new ConfigError('name', 'expected a name');
+  const part = sanitizeNamePart(name);
+  if (part.includes('__') || part.endsWith('_'))
+    throw new ConfigError(
+      'name',
+      `expected no '__' and no final '_' (tools are named NAME__TOOL), got ${JSON.stringify(name)}${part === name ? '' : ` (${part} in tool names)`}`,
+    );
 }
 
 /** Throws `ConfigError` naming the field of `params` that is missing or malformed. */

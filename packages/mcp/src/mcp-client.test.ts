@@ -36,6 +36,15 @@ describe('McpClient construction', () => {
     );
   });
 
+  it("rejects a name whose tool names would be ambiguous: '__' or a final '_', as sanitised", () => {
+    for (const name of ['a__b', 'a_', 'a..b', 'a.'])
+      expect(field(() => new McpClient(name, { command: 'x' }))).toBe('name');
+    expect(() => new McpClient('a__b', { command: 'x' })).toThrow(
+      "name: expected no '__' and no final '_' (tools are named NAME__TOOL), got \"a__b\"",
+    );
+    expect(new McpClient('my_fs.v2', { command: 'x' }).name).toBe('my_fs.v2');
+  });
+
   it('refuses calls before connect with McpProtocolError', async () => {
     const client = new McpClient('a', { url: 'http://127.0.0.1:1/mcp' });
     await expect(client.listTools()).rejects.toSatisfy(McpProtocolError.isInstance);

@@ -1,5 +1,6 @@
 import { ConfigError, McpProtocolError } from '@mh/core';
 import {
+  checkName,
   checkOptions,
   checkParams,
   type McpClientOptions,
@@ -56,7 +57,7 @@ export class McpClient {
 
   /** Describes (does not start or contact) the server `name`. Throws `ConfigError` on bad input. */
   constructor(name: string, params: McpServerParams, options: McpClientOptions = {}) {
-    if (typeof name !== 'string' || name === '') throw new ConfigError('name', 'expected a name');
+    checkName(name);
     checkParams(params);
     checkOptions(options);
     this.name = name;
