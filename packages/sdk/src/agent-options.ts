@@ -64,6 +64,15 @@ export interface AgentOptions {
    * untrusted data between lines carrying a random boundary token, and a rule appended to the
    * system prompt says nothing inside a fence is an instruction. `false` turns it off;
    * `{ boundary }` fixes the token (needed for byte-identical replays).
+   *
+   * With a session the boundary is kept per session: each checkpoint records it, and an agent
+   * with a random boundary that loads the session (a restart, `resume`, another worker, another
+   * branch) adopts the recorded one, so the rule and every stored result name the same token and
+   * the system prompt stays cacheable. A given boundary wins: stored results fenced with another
+   * recorded token are re-fenced with it in the agent's view; the store keeps what was sent. With
+   * the defence off, stored fences are left as they are (still labelled untrusted data). Many
+   * sessions share one cached system prompt only with a fixed boundary: take it from
+   * configuration as a secret, never a constant in code, never shown to content authors.
    */
   readonly injectionDefense?: boolean | InjectionDefenseOptions;
   /**

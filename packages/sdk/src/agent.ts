@@ -33,7 +33,7 @@ import {
   OPTION_KEYS,
   type RunOptions,
 } from './agent-options.js';
-import { applyInjectionDefense } from './injection-defense.js';
+import { InjectionDefense, type Refence } from './injection-defense.js';
 import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-binding.js';
 
 /**
@@ -48,8 +48,9 @@ import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-
  */
 export class Agent {
   readonly #options: AgentOptions;
-  readonly #system: string | undefined;
-  readonly #executor: ToolExecutorPort | undefined;
+  readonly #defence: InjectionDefense;
+  /** Re-fences stored results with the boundary in use (see `InjectionDefense.follow`). */
+  #refence: Refence = (messages) => messages.slice();
   readonly #isIdempotent: (toolName: string) => boolean;
   readonly #session: SessionBinding | undefined;
   readonly #meter: ContextMeter;
@@ -86,13 +87,7 @@ export class Agent {
     checkPermissions(options.permissions);
     this.#options = options;
     const tools = buildExecutor(options);
-    const defended = applyInjectionDefense(
-      options.injectionDefense,
-      options.system,
-      tools.executor,
-    );
-    this.#system = defended.system;
-    this.#executor = defended.executor;
+    this.#defence = new InjectionDefense(options.injectionDefense, options.system, tools.executor);
     this.#isIdempotent = tools.isIdempotent;
     this.#meter = agentMeter(options.compaction);
     this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
@@ -105,6 +100,14 @@ export class Agent {
     }
     // Kept as given: the first run repairs it and reports each repair (history-repair, RunResult).
     this.#history = options.history ? [...options.history] : [];
+  }
+
+  get #system(): string | undefined {
+    return this.#defence.system;
+  }
+
+  get #executor(): ToolExecutorPort | undefined {
+    return this.#defence.executor;
   }
 
   /** The conversation so far (a copy). */
@@ -161,7 +164,7 @@ export class Agent {
   /** Loads the session's history (once); the first run does it on its own. */
   async load(): Promise<readonly Message[]> {
     if (this.#session && !this.#loaded) {
-      this.#history = await this.#session.load();
+      this.#history = this.#follow(this.#session, await this.#session.load());
       this.#restoreMeter();
       this.#loaded = true;
     }
@@ -180,7 +183,8 @@ export class Agent {
   async rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('rewind');
     await this.load();
-    this.#history = session.adopt(await session.store.rewind(session.id, checkpointId, newBranch));
+    const state = await session.store.rewind(session.id, checkpointId, newBranch);
+    this.#history = this.#follow(session, session.adopt(state));
     this.#restoreMeter();
     return this.history;
   }
@@ -189,7 +193,8 @@ export class Agent {
   async fork(newBranch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('fork');
     await this.load();
-    this.#history = session.adopt(await session.store.fork(session.id, newBranch, session.branch));
+    const state = await session.store.fork(session.id, newBranch, session.branch);
+    this.#history = this.#follow(session, session.adopt(state));
     this.#restoreMeter();
     return this.history;
   }
@@ -198,7 +203,10 @@ export class Agent {
   async switchBranch(branch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('switchBranch');
     this.#assertIdle();
-    this.#history = session.adopt(await session.store.switchBranch(session.id, branch));
+    this.#history = this.#follow(
+      session,
+      session.adopt(await session.store.switchBranch(session.id, branch)),
+    );
     this.#restoreMeter();
     this.#loaded = true;
     return this.history;
@@ -224,7 +232,7 @@ export class Agent {
     try {
       if (session) {
         if (!this.#loaded) {
-          this.#history = await session.load();
+          this.#history = this.#follow(session, await session.load());
           this.#restoreMeter();
           this.#loaded = true;
         }
@@ -283,6 +291,16 @@ export class Agent {
     }
   }
 
+  /**
+   * Makes the injection defence follow the branch just loaded (its stored boundary, see
+   * `InjectionDefense.follow`) and returns its history as the agent sends it.
+   */
+  #follow(session: SessionBinding, history: Message[]): Message[] {
+    this.#refence = this.#defence.follow(session.boundaries);
+    session.boundary = this.#defence.boundary;
+    return this.#refence(history);
+  }
+
   /** Sizes the context of a loaded session from its stored usage (see `ContextMeter.restore`). */
   #restoreMeter(): void {
     if (!this.#session || !this.#compaction) return;
@@ -291,7 +309,7 @@ export class Agent {
       model: this.#options.model,
       system: this.#system,
       tools: this.#executor?.specs() ?? [],
-      messages,
+      messages: this.#refence(messages),
     });
   }
 
@@ -350,10 +368,11 @@ export class Agent {
     const answered = toolUsesOf(pending.assistant).map(
       (call) => results.get(call.id) ?? toolResult(call.id, interruptedOutcomeText(call), true),
     );
-    const turn: Message[] = [
+    // Results journaled by the agent that crashed are fenced with its boundary.
+    const turn = this.#refence([
       pending.assistant,
       { id: newMessageId(), role: 'user', content: answered },
-    ];
+    ]);
     this.#history = [...this.#history, ...turn];
     await session.commitThrough(this.#history, { extra: { recovered: true } });
     yield {

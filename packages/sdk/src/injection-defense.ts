@@ -3,55 +3,139 @@ import {
   ConfigError,
   checkBoundary,
   injectionDefenseRule,
+  type Message,
   newBoundary,
   type ToolExecutor as ToolExecutorPort,
+  type ToolResultBlock,
 } from '@mh/core';
-import { SpotlightingExecutor } from '@mh/tools';
+import { fenceToolResult, SpotlightingExecutor, unfenceToolResult } from '@mh/tools';
 
 /** Settings of the prompt-injection defence (`AgentOptions.injectionDefense`). */
 export interface InjectionDefenseOptions {
   /**
    * The boundary token of the fences: 8 to 64 lowercase letters or hyphens, starting with a letter.
-   * Default: a random one per agent. Fix it when requests must be byte-identical across runs
-   * (recording and replaying cassettes).
+   * Default: a random one per agent, replaced by the one a loaded session was fenced with. Fix it
+   * from configuration (a secret, never a constant in code) when requests must be byte-identical
+   * across runs or sessions (cassettes, a system prompt cached across conversations).
    */
   readonly boundary?: string;
 }
 
-/** What the defence changes: the system prompt and the executor. */
-export interface DefendedSetup {
-  /** The system prompt with the rule appended (the rule alone when there was none). */
-  readonly system: string | undefined;
-  /** The executor whose results are fenced. */
-  readonly executor: ToolExecutorPort | undefined;
-  /** The boundary in use; undefined when the defence is off. */
-  readonly boundary: string | undefined;
-}
+/** Re-fences the results of a history with the boundary in use; unchanged messages are kept. */
+export type Refence = (messages: readonly Message[]) => Message[];
 
 /**
  * Applies `AgentOptions.injectionDefense` (default on): tool results are fenced as untrusted data
  * and a rule appended to the system prompt says what the fence means. The boundary is drawn once
  * per agent, not per run, so the system prompt (the start of the cached prefix) stays the same for
- * the whole conversation. Without tools there is nothing to fence and nothing changes.
+ * the whole conversation; with a session it follows the boundary the session's results were fenced
+ * with (`follow`). Without tools and fenced history there is nothing to fence and nothing changes.
  */
-export function applyInjectionDefense(
-  option: boolean | InjectionDefenseOptions | undefined,
-  system: string | undefined,
-  executor: ToolExecutorPort | undefined,
-): DefendedSetup {
-  if (option !== undefined && typeof option !== 'boolean') {
-    if (typeof option !== 'object' || option === null)
-      throw new ConfigError('injectionDefense', 'expected a boolean or { boundary }');
-    assertOptions(option, ['boundary'], 'injectionDefense');
+export class InjectionDefense {
+  readonly #off: boolean;
+  readonly #given: string | undefined;
+  readonly #system: string | undefined;
+  readonly #inner: ToolExecutorPort | undefined;
+  #boundary: string | undefined;
+  #executor: ToolExecutorPort | undefined;
+
+  /** Validates the option (a `ConfigError` names the field) and draws the boundary. */
+  constructor(
+    option: boolean | InjectionDefenseOptions | undefined,
+    system: string | undefined,
+    executor: ToolExecutorPort | undefined,
+  ) {
+    if (option !== undefined && typeof option !== 'boolean') {
+      if (typeof option !== 'object' || option === null)
+        throw new ConfigError('injectionDefense', 'expected a boolean or { boundary }');
+      assertOptions(option, ['boundary'], 'injectionDefense');
+    }
+    const given = typeof option === 'object' ? option.boundary : undefined;
+    if (given !== undefined) checkBoundary(given, 'injectionDefense.boundary');
+    this.#off = option === false;
+    this.#given = given;
+    this.#system = system;
+    this.#inner = executor;
+    this.#executor = executor;
+    if (!this.#off && executor !== undefined) this.#use(given ?? newBoundary());
   }
-  const given = typeof option === 'object' ? option.boundary : undefined;
-  if (given !== undefined) checkBoundary(given, 'injectionDefense.boundary');
-  if (option === false || executor === undefined) return { system, executor, boundary: undefined };
-  const boundary = given ?? newBoundary();
-  const rule = injectionDefenseRule(boundary);
-  return {
-    system: system === undefined || system.trim() === '' ? rule : `${system}\n\n${rule}`,
-    executor: new SpotlightingExecutor({ executor, boundary }),
-    boundary,
+
+  /** The boundary in use; undefined when the defence is off or there is nothing to fence. */
+  get boundary(): string | undefined {
+    return this.#boundary;
+  }
+
+  /** The system prompt with the rule appended (the rule alone when there was none). */
+  get system(): string | undefined {
+    if (this.#boundary === undefined) return this.#system;
+    const rule = injectionDefenseRule(this.#boundary);
+    return this.#system === undefined || this.#system.trim() === ''
+      ? rule
+      : `${this.#system}\n\n${rule}`;
+  }
+
+  /** The executor whose results are fenced with the boundary in use. */
+  get executor(): ToolExecutorPort | undefined {
+    return this.#executor;
+  }
+
+  /**
+   * Follows a session branch whose results were fenced with `stored` (its recorded boundaries,
+   * oldest first): a random boundary gives way to the newest stored one, so the rule and the
+   * stored results name the same token; a given boundary stays, and results fenced with any
+   * stored boundary are re-fenced with it in the agent's view (the store keeps what was sent).
+   * With no stored boundary (a session older than the record) the agent keeps its own. A token
+   * seen only inside stored content is never trusted. With the defence off, stored fences stay.
+   */
+  follow(stored: readonly string[]): Refence {
+    const newest = stored.at(-1);
+    if (this.#off || newest === undefined) return (messages) => messages.slice();
+    const target = this.#given ?? newest;
+    if (target !== this.#boundary) this.#use(target);
+    return refencer(new Set(stored.filter((boundary) => boundary !== target)), target);
+  }
+
+  #use(boundary: string): void {
+    this.#boundary = boundary;
+    if (this.#inner) this.#executor = new SpotlightingExecutor({ executor: this.#inner, boundary });
+  }
+}
+
+/** Re-fences results fenced with a boundary in `from` with `to`; one new object per message. */
+function refencer(from: ReadonlySet<string>, to: string): Refence {
+  const done = new WeakMap<Message, Message>();
+  return (messages) => {
+    if (from.size === 0) return messages.slice();
+    const names = new Map<string, string>();
+    return messages.map((message) => {
+      for (const block of message.content)
+        if (block.type === 'tool_use') names.set(block.id, block.name);
+      const known = done.get(message);
+      if (known) return known;
+      let changed = false;
+      const content = message.content.map((block) => {
+        if (block.type !== 'tool_result') return block;
+        const name = names.get(block.toolUseId);
+        const moved = name === undefined ? undefined : refenceResult(block, name, from, to);
+        if (moved) changed = true;
+        return moved ?? block;
+      });
+      const result = changed ? { ...message, content } : message;
+      done.set(message, result);
+      return result;
+    });
   };
+}
+
+function refenceResult(
+  result: ToolResultBlock,
+  toolName: string,
+  from: ReadonlySet<string>,
+  to: string,
+): ToolResultBlock | undefined {
+  for (const boundary of from) {
+    const unfenced = unfenceToolResult(result, toolName, boundary);
+    if (unfenced) return fenceToolResult(unfenced, toolName, to);
+  }
+  return undefined;
 }

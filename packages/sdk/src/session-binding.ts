@@ -4,6 +4,7 @@ import {
   type CompactionPatch,
   ConfigError,
   type ContextMeterState,
+  checkBoundary,
   compactionPatches,
   DEFAULT_BRANCH,
   type LoopHooks,
@@ -78,6 +79,8 @@ export class SessionBinding {
     states: [],
     messages: [],
   };
+  #boundaries: string[] = [];
+  #boundary: string | undefined;
 
   constructor(session: AgentSession) {
     if (session === null || typeof session !== 'object')
@@ -146,6 +149,7 @@ export class SessionBinding {
     this.#pendingPatches = [];
     const view = rebuildView(state);
     this.#context = view.context;
+    this.#boundaries = storedBoundaries(state);
     this.#committed = view.messages.length;
     return view.messages;
   }
@@ -159,6 +163,27 @@ export class SessionBinding {
     readonly messages: readonly Message[];
   } {
     return this.#context;
+  }
+
+  /**
+   * The boundaries the branch's tool results were fenced with, as its checkpoints recorded them
+   * (each once, ordered by its newest use: the last is the newest). Empty for a branch committed
+   * without the defence or before boundaries were recorded.
+   */
+  get boundaries(): readonly string[] {
+    return this.#boundaries;
+  }
+
+  /**
+   * The injection defence's boundary of what this agent commits (undefined: the defence is off),
+   * recorded with each checkpoint so the next agent on the session can fence with the same one.
+   */
+  get boundary(): string | undefined {
+    return this.#boundary;
+  }
+
+  set boundary(boundary: string | undefined) {
+    this.#boundary = boundary;
   }
 
   /** The interrupted turn of this branch, if one was journaled on top of the current head. */
@@ -203,8 +228,10 @@ export class SessionBinding {
 
   async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {
     const patches = this.#pendingPatches;
-    const withPatches: CheckpointMeta =
-      patches.length === 0 ? meta : { ...meta, extra: { ...meta.extra, compactions: patches } };
+    const extra: Record<string, unknown> = { ...meta.extra };
+    if (patches.length > 0) extra.compactions = patches;
+    if (this.#boundary !== undefined) extra[BOUNDARY_KEY] = this.#boundary;
+    const withPatches: CheckpointMeta = Object.keys(extra).length === 0 ? meta : { ...meta, extra };
     const checkpoint = await this.#session.store.commit(
       this.#session.id,
       { messages, meta: withPatches },
@@ -214,6 +241,33 @@ export class SessionBinding {
     this.#head = checkpoint.id;
     this.#committed += messages.length;
     this.#viewLength = this.#committed;
+    const boundary = this.#boundary;
+    if (boundary !== undefined) {
+      this.#boundaries = [...this.#boundaries.filter((known) => known !== boundary), boundary];
+    }
+  }
+}
+
+/** The key of `CheckpointMeta.extra` recording the injection defence's boundary. */
+const BOUNDARY_KEY = 'fenceBoundary';
+
+/** The valid boundaries the branch's checkpoints recorded, each once, ordered by newest use. */
+function storedBoundaries(state: SessionState): string[] {
+  let found: string[] = [];
+  for (const checkpoint of state.checkpoints) {
+    const boundary = checkpoint.meta.extra?.[BOUNDARY_KEY];
+    // Not recorded (older checkpoints, the defence off) or not a boundary: nothing to follow.
+    if (isBoundary(boundary)) found = [...found.filter((known) => known !== boundary), boundary];
+  }
+  return found;
+}
+
+function isBoundary(value: unknown): value is string {
+  try {
+    checkBoundary(value, BOUNDARY_KEY);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -11,6 +11,7 @@ export {
   fenceToolResult,
   SpotlightingExecutor,
   type SpotlightingExecutorOptions,
+  unfenceToolResult,
 } from './spotlighting-executor.js';
 export {
   DEFAULT_MAX_RESULT_CHARS,

@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  canonicalJson,
   type ToolOutcome,
   type ToolUseBlock,
   toolResultText,
@@ -8,7 +9,11 @@ import {
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
-import { fenceToolResult, SpotlightingExecutor } from './spotlighting-executor.js';
+import {
+  fenceToolResult,
+  SpotlightingExecutor,
+  unfenceToolResult,
+} from './spotlighting-executor.js';
 import { ToolExecutor } from './tool-executor.js';
 
 const BOUNDARY = 'untrusted-testboundary';
@@ -213,5 +218,47 @@ describe('fenceToolResult', () => {
       BOUNDARY,
     );
     expect(toolResultText(fenced).split(BOUNDARY)).toHaveLength(3);
+  });
+});
+
+describe('unfenceToolResult', () => {
+  const text = {
+    type: 'tool_result' as const,
+    toolUseId: 'c1',
+    content: [{ type: 'text' as const, text: 'line one\nline two' }],
+    isError: true,
+  };
+  const withImage = {
+    ...text,
+    content: [
+      { type: 'text' as const, text: 'a picture:' },
+      { type: 'image' as const, mediaType: 'image/png', data: 'AAAA' },
+    ],
+  };
+
+  it('gives back what fenceToolResult fenced, so it can be fenced with another boundary', () => {
+    for (const result of [text, withImage]) {
+      const unfenced = unfenceToolResult(
+        fenceToolResult(result, 'echo', BOUNDARY),
+        'echo',
+        BOUNDARY,
+      );
+      expect(unfenced).toEqual(result);
+      const moved = fenceToolResult(unfenced ?? result, 'echo', 'untrusted-otherboundary');
+      expect(moved).toEqual(fenceToolResult(result, 'echo', 'untrusted-otherboundary'));
+    }
+  });
+
+  it('refuses a fence of another boundary or another tool, and a result that is no fence', () => {
+    const fenced = fenceToolResult(text, 'echo', BOUNDARY);
+    expect(unfenceToolResult(fenced, 'echo', 'untrusted-otherboundary')).toBeUndefined();
+    expect(unfenceToolResult(fenced, 'other', BOUNDARY)).toBeUndefined();
+    expect(unfenceToolResult(text, 'echo', BOUNDARY)).toBeUndefined();
+    expect(unfenceToolResult(withImage, 'echo', BOUNDARY)).toBeUndefined();
+  });
+
+  it('reads a stored result whose keys came back in another order', () => {
+    const stored = JSON.parse(canonicalJson(fenceToolResult(withImage, 'echo', BOUNDARY)));
+    expect(unfenceToolResult(stored, 'echo', BOUNDARY)).toEqual(withImage);
   });
 });

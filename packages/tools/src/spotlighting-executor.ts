@@ -1,6 +1,7 @@
 import {
   assertOptions,
   ConfigError,
+  canonicalJson,
   checkBoundary,
   fenceUntrusted,
   previewToolCall,
@@ -13,6 +14,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   type ToolUseBlock,
+  unfenceUntrusted,
   withoutBoundary,
 } from '@mh/core';
 
@@ -67,6 +69,30 @@ export function fenceToolResult(
     ...result,
     content: [{ type: 'text', text: open }, ...content, { type: 'text', text: close }],
   };
+}
+
+/**
+ * The result as it was before `fenceToolResult(result, toolName, boundary)` fenced it (its data,
+ * less any boundary it held), or undefined when `result` is not exactly such a fence: another
+ * boundary, another tool, or no fence. `fenceToolResult(unfenced, toolName, other)` moves a stored
+ * result to another boundary (the agent does it when a session was fenced with another token).
+ */
+export function unfenceToolResult(
+  result: ToolResultBlock,
+  toolName: string,
+  boundary: string,
+): ToolResultBlock | undefined {
+  const [first] = result.content;
+  let unfenced: ToolResultBlock;
+  if (result.content.length === 1 && first?.type === 'text') {
+    unfenced = { ...result, content: [{ type: 'text', text: unfenceUntrusted(first.text) }] };
+  } else if (result.content.length >= 2) {
+    unfenced = { ...result, content: result.content.slice(1, -1) };
+  } else return undefined;
+  // Only what fencing with this boundary and this tool gives back exactly is taken for a fence.
+  const again = fenceToolResult(unfenced, toolName, boundary);
+  // Compared canonically: a stored result may come back with its keys in another order.
+  return canonicalJson(again.content) === canonicalJson(result.content) ? unfenced : undefined;
 }
 
 /**
