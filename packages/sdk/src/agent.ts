@@ -11,16 +11,9 @@ import {
   HarnessError,
   type Message,
   messageText,
-  newMessageId,
   type RunResult,
   runLoop,
   type ToolExecutor as ToolExecutorPort,
-  type ToolOutcome,
-  type ToolResultBlock,
-  type ToolUseBlock,
-  toolResult,
-  toolUsesOf,
-  userMessage,
   validateLimits,
 } from '@mh/core';
 import { agentCompaction, agentMeter } from './agent-compaction.js';
@@ -33,8 +26,9 @@ import {
   OPTION_KEYS,
   type RunOptions,
 } from './agent-options.js';
+import { recoverTurn, toPromptMessage } from './agent-recovery.js';
 import { InjectionDefense, type Refence } from './injection-defense.js';
-import { interruptedOutcomeText, planRecovery, SessionBinding } from './session-binding.js';
+import { SessionBinding } from './session-binding.js';
 
 /**
  * An agent: a model, a conversation, tools and the loop. Each `run` continues the same
@@ -140,7 +134,7 @@ export class Agent {
     prompt: string | Message,
     options: RunOptions = {},
   ): AsyncGenerator<AgentEvent, void, void> {
-    return this.#stream(this.#toMessage(prompt), options);
+    return this.#stream(toPromptMessage(prompt), options);
   }
 
   /**
@@ -335,74 +329,25 @@ export class Agent {
     session: SessionBinding,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<AgentEvent, void, void> {
-    const pending = await session.pendingTurn();
-    if (!pending) return;
-    const plan = planRecovery(pending, this.#isIdempotent);
-    const results = new Map<string, ToolResultBlock>();
-    const toRun: ToolUseBlock[] = [];
-    for (const action of plan) {
-      if (action.kind === 'run') toRun.push(action.call);
-      else results.set(action.result.toolUseId, action.result);
-    }
-    if (toRun.length > 0 && this.#executor) {
-      const hooks = session.hooks();
-      const yieldQueue: AgentEvent[] = [];
-      const context = {
-        signal: signal ?? new AbortController().signal,
-        hooks: {
-          around: async (call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-            yieldQueue.push({ type: 'tool-execution-start', call });
-            await hooks.toolStart?.(call);
-            const outcome = await execute();
-            await hooks.toolEnd?.(call, outcome.result);
-            return outcome;
-          },
-        },
-      };
-      for await (const outcome of this.#executor.execute(toRun, context)) {
-        yield* yieldQueue.splice(0);
-        results.set(outcome.call.id, outcome.result);
-        yield { type: 'tool-execution-end', outcome };
-      }
-    }
-    const answered = toolUsesOf(pending.assistant).map(
-      (call) => results.get(call.id) ?? toolResult(call.id, interruptedOutcomeText(call), true),
-    );
-    // Results journaled by the agent that crashed are fenced with its boundary.
-    const turn = this.#refence([
-      pending.assistant,
-      { id: newMessageId(), role: 'user', content: answered },
-    ]);
-    this.#history = [...this.#history, ...turn];
+    const recovered = yield* recoverTurn(session, {
+      executor: this.#executor,
+      isIdempotent: this.#isIdempotent,
+      refence: this.#refence,
+      signal,
+    });
+    if (!recovered) return;
+    this.#history = [...this.#history, ...recovered.turn];
     await session.commitThrough(this.#history, { extra: { recovered: true } });
     yield {
       type: 'history-repair',
       repairs: [
         {
           kind: 'synthesized-result',
-          messageId: pending.assistant.id,
-          detail: `resumed an interrupted turn: ${toRun.length} call(s) run, ${plan.filter((action) => action.kind === 'interrupted').length} reported as interrupted`,
+          messageId: recovered.assistantId,
+          detail: `resumed an interrupted turn: ${recovered.ran} call(s) run, ${recovered.interrupted} reported as interrupted`,
         },
       ],
     };
-  }
-
-  #toMessage(prompt: string | Message): Message {
-    if (typeof prompt === 'string') {
-      if (prompt.trim() === '') throw new ConfigError('prompt', 'expected a non-empty string');
-      return userMessage(prompt);
-    }
-    if (
-      prompt === null ||
-      typeof prompt !== 'object' ||
-      prompt.role !== 'user' ||
-      !Array.isArray(prompt.content)
-    ) {
-      throw new ConfigError('prompt', 'expected a string or a user Message');
-    }
-    if (prompt.content.length === 0)
-      throw new ConfigError('prompt.content', 'expected at least one block');
-    return prompt;
   }
 
   #assertIdle(): void {
