@@ -6,6 +6,7 @@ import {
   type ModelRequest,
   type ToolResultBlock,
   toolResultText,
+  trimToolResult,
   unfenceUntrusted,
 } from '@mh/core';
 import { type ScriptedProvider, scripted } from '@mh/providers';
@@ -376,5 +377,48 @@ describe('Agent injection defence with a session', () => {
     const boundary = ruleBoundary(provider.requests[0]);
     expect(boundary).toBeDefined();
     expect(boundary).not.toBe('untrusted-attackerknows');
+  });
+
+  it('re-fences a stored result with images that compaction trimmed', async () => {
+    const { store, reopen } = await tempStore();
+    await store.createSession({ id: 's' });
+    const call = { type: 'tool_use' as const, id: 'c1', name: 'read_note', input: {} };
+    const shot: ToolResultBlock = {
+      type: 'tool_result',
+      toolUseId: 'c1',
+      isError: false,
+      content: [
+        { type: 'text', text: `${NOTE}\n${'log line\n'.repeat(600)}` },
+        { type: 'image', mediaType: 'image/png', data: 'AAAA' },
+      ],
+    };
+    // As a compaction patch stores it: the image became a text note beside the cut text.
+    const trimmed = trimToolResult(fenceToolResult(shot, 'read_note', 'untrusted-storedtoken'), 64);
+    expect(trimmed?.content.every((block) => block.type === 'text')).toBe(true);
+    await store.commit(
+      's',
+      {
+        messages: [
+          { id: 'u1', role: 'user', content: [{ type: 'text', text: 'Read it.' }] },
+          { id: 'a1', role: 'assistant', content: [call] },
+          { id: 'u2', role: 'user', content: [trimmed ?? shot] },
+          { id: 'a2', role: 'assistant', content: [{ type: 'text', text: 'Read.' }] },
+        ],
+        meta: { extra: { fenceBoundary: 'untrusted-storedtoken' } },
+      },
+      { expectedHead: null },
+    );
+    const provider = scripted([{ text: 'ok' }]);
+    await new Agent({
+      provider,
+      model: 'm',
+      tools: [readNote],
+      session: { store: await reopen(), id: 's' },
+      injectionDefense: { boundary: 'untrusted-fromconfig' },
+    }).run('Go on.');
+    const seen = provider.requests[0]?.messages ?? [];
+    // The rule names only the configured token: the stored one would leave the data unmarked.
+    expect(fenceBoundaries(seen)).toEqual(['untrusted-fromconfig']);
+    expect(JSON.stringify(seen)).not.toContain('untrusted-storedtoken');
   });
 });
