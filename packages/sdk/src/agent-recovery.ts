@@ -73,10 +73,10 @@ export async function* recoverTurn(
     (call) => results.get(call.id) ?? toolResult(call.id, interruptedOutcomeText(call), true),
   );
   // Results journaled by the agent that crashed are fenced with its boundary.
-  const turn = deps.refence([
-    pending.assistant,
-    { id: newMessageId(), role: 'user', content: answered },
-  ]);
+  const turn = deps.refence(
+    [pending.assistant, { id: newMessageId(), role: 'user', content: answered }],
+    { journaled: true },
+  );
   return {
     turn,
     assistantId: pending.assistant.id,

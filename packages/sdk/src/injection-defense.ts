@@ -21,8 +21,19 @@ export interface InjectionDefenseOptions {
   readonly boundary?: string;
 }
 
-/** Re-fences the results of a history with the boundary in use; unchanged messages are kept. */
-export type Refence = (messages: readonly Message[]) => Message[];
+/**
+ * Re-fences the results of a history with the boundary in use; unchanged messages are kept. With
+ * `journaled` (the turn a crashed agent journaled), a result fenced with a boundary no checkpoint
+ * recorded is moved too, read from its own fence: that agent may have fenced with a configured
+ * token it never got to commit.
+ */
+export type Refence = (
+  messages: readonly Message[],
+  options?: { readonly journaled?: boolean },
+) => Message[];
+
+/** The opening of a fence (`fenceUntrusted`): header line, then `<<<` and the boundary. */
+const FENCE_OPENING = /^\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n/;
 
 /**
  * Applies `AgentOptions.injectionDefense` (default on): tool results are fenced as untrusted data
@@ -88,11 +99,26 @@ export class InjectionDefense {
    * seen only inside stored content is never trusted. With the defence off, stored fences stay.
    */
   follow(stored: readonly string[]): Refence {
+    if (this.#off) return (messages) => messages.slice();
     const newest = stored.at(-1);
-    if (this.#off || newest === undefined) return (messages) => messages.slice();
-    const target = this.#given ?? newest;
-    if (target !== this.#boundary) this.#use(target);
-    return refencer(new Set(stored.filter((boundary) => boundary !== target)), target);
+    if (newest !== undefined && (this.#given ?? newest) !== this.#boundary)
+      this.#use(this.#given ?? newest);
+    const target = this.#boundary;
+    if (target === undefined) return (messages) => messages.slice();
+    const recorded = refencer(new Set(stored.filter((boundary) => boundary !== target)), target);
+    return (messages, options) => {
+      if (!options?.journaled) return recorded(messages);
+      // The journal holds what the crashed agent's executor fenced; its token is read from each
+      // result's own fence only to move the data into ours (never adopted: the rule keeps ours).
+      const found = new Set(stored);
+      for (const block of messages.flatMap((message) => message.content)) {
+        const first = block.type === 'tool_result' ? block.content[0] : undefined;
+        const token = first?.type === 'text' ? FENCE_OPENING.exec(first.text)?.[1] : undefined;
+        if (token !== undefined) found.add(token);
+      }
+      found.delete(target);
+      return refencer(found, target)(messages);
+    };
   }
 
   #use(boundary: string): void {

@@ -421,4 +421,58 @@ describe('Agent injection defence with a session', () => {
     expect(fenceBoundaries(seen)).toEqual(['untrusted-fromconfig']);
     expect(JSON.stringify(seen)).not.toContain('untrusted-storedtoken');
   });
+
+  it('re-fences a resumed turn journaled with a boundary no checkpoint recorded', async () => {
+    const { store, reopen } = await tempStore();
+    // A prompt committed (token recorded) by an agent that stopped before the model answered.
+    await store.createSession({ id: 's' });
+    await store.commit(
+      's',
+      {
+        messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Read and wait.' }] }],
+        meta: { extra: { fenceBoundary: 'untrusted-storedtoken' } },
+      },
+      { expectedHead: null },
+    );
+    let release: () => void = () => {};
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Waits.',
+      permission: 'read',
+      idempotent: false,
+      input: z.object({}),
+      run: () => new Promise<string>((resolve) => (release = () => resolve('done'))),
+    });
+    // A worker with a configured boundary resumes it: nothing new to commit, so its token is
+    // recorded nowhere before it journals a result fenced with it, and then it dies.
+    const crashed = scripted([
+      {
+        toolCalls: [
+          { name: 'read_note', input: {} },
+          { name: 'hang', input: {} },
+        ],
+      },
+    ]);
+    const abandoned = new Agent({
+      provider: crashed,
+      model: 'm',
+      tools: [readNote, hang],
+      session: { store: await reopen(), id: 's' },
+      injectionDefense: { boundary: 'untrusted-crashedworker' },
+    }).resume();
+    await journaledResult(store);
+
+    const resumed = scripted([{ text: 'ok' }]);
+    await new Agent({
+      provider: resumed,
+      model: 'm',
+      tools: [readNote, hang],
+      session: { store: await reopen(), id: 's' },
+    }).resume();
+    const boundary = ruleBoundary(resumed.requests[0]);
+    expect(boundary).toBe('untrusted-storedtoken');
+    expect(fenceBoundaries(resumed.requests[0]?.messages ?? [])).toEqual([boundary, 'unfenced']);
+    release();
+    await abandoned;
+  });
 });
