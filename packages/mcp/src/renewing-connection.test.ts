@@ -40,6 +40,14 @@ class FakeSession implements HttpSession {
   onNotification(_method: McpListChangedMethod, listener: () => void): void {
     this.listeners.push(listener);
   }
+  /** Reports a GET stream answered 404, as the adapter does. */
+  end(): void {
+    for (const each of this.ended.splice(0)) each();
+  }
+  readonly ended: (() => void)[] = [];
+  onEnded(listener: () => void): void {
+    this.ended.push(listener);
+  }
   async abandon(): Promise<void> {
     this.abandoned = true;
   }
@@ -209,5 +217,150 @@ describe('RenewingConnection', () => {
       .catch((caught: unknown) => caught);
     expect(ToolTimeoutError.isInstance(error) && error.toolName).toBe('tick');
     expect(ToolTimeoutError.isInstance(error) && error.timeoutMs).toBe(5_000);
+  });
+
+  describe('after a new session could not be opened', () => {
+    const REFUSED = new McpProtocolError('s', 'HTTP 500 Internal Server Error');
+
+    /** A connection whose handshakes follow `results` (a session, or a failure), on a fake clock. */
+    function failing(results: (FakeSession | Error)[]) {
+      const first = new FakeSession();
+      const clock = { time: 0, now: () => clock.time };
+      let opened = 0;
+      const connection = new RenewingConnection(
+        's',
+        first,
+        async () => {
+          const next = results[opened++];
+          if (!next || next instanceof Error) throw next ?? REFUSED;
+          return next;
+        },
+        clock,
+      );
+      first.expired = true;
+      return { connection, clock, opened: () => opened };
+    }
+
+    const failure = (promise: Promise<unknown>): Promise<unknown> =>
+      promise.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+
+    it('fails the waiting requests, then opens a session on a request once the delay has passed', async () => {
+      const second = new FakeSession();
+      const { connection, clock, opened } = failing([REFUSED, second]);
+      const waiting = await Promise.all([
+        failure(connection.request('tools/call', {})),
+        failure(connection.request('tools/list', {})),
+      ]);
+      expect(opened()).toBe(1);
+      for (const error of waiting) {
+        expect(McpProtocolError.isInstance(error) && error.server).toBe('s');
+        expect(String(error)).toMatch(/could not be opened: HTTP 500.*after 1000 ms tries again/);
+      }
+      clock.time = 1000;
+      const later = connection.request('tools/call', {});
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      second.settle();
+      await expect(later).resolves.toEqual({ method: 'tools/call' });
+      expect(opened()).toBe(2);
+      expect(second.received).toEqual(['tools/call']);
+    });
+
+    it('fails requests at once during the delay, which doubles per failure up to 10 s', async () => {
+      const { connection, clock, opened } = failing([]);
+      const delays: number[] = [];
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const error = await failure(connection.request('tools/call', {}));
+        const delay = Number(/after (\d+) ms/.exec(String(error))?.[1]);
+        delays.push(delay);
+        clock.time += delay - 1;
+        const early = await failure(connection.request('tools/call', {}));
+        expect(String(early)).toMatch(/after 1 ms tries again/);
+        clock.time += 1;
+      }
+      expect(delays).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
+      expect(opened()).toBe(6);
+    });
+
+    it('starts the delay again from 1 s after a handshake succeeded', async () => {
+      const second = new FakeSession();
+      const { connection, clock, opened } = failing([REFUSED, REFUSED, second, REFUSED]);
+      await failure(connection.request('tools/call', {}));
+      clock.time = 1000;
+      await failure(connection.request('tools/call', {}));
+      clock.time = 3000;
+      const ok = connection.request('tools/list', {});
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      second.settle();
+      await ok;
+      second.expired = true;
+      const error = await failure(connection.request('tools/call', {}));
+      expect(String(error)).toMatch(/after 1000 ms tries again/);
+      expect(opened()).toBe(4);
+    });
+
+    it('shares one handshake between the requests that arrive once the delay has passed', async () => {
+      const second = new FakeSession();
+      const { connection, clock, opened } = failing([REFUSED, second]);
+      await failure(connection.request('tools/call', {}));
+      clock.time = 1000;
+      const requests = Array.from({ length: 4 }, () => connection.request('tools/call', {}));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      second.settle();
+      await Promise.all(requests);
+      expect(opened()).toBe(2);
+      expect(second.received).toHaveLength(4);
+    });
+
+    it('opens nothing once closed during the delay', async () => {
+      const { connection, clock, opened } = failing([REFUSED, new FakeSession()]);
+      await failure(connection.request('tools/call', {}));
+      await connection.close();
+      clock.time = 5000;
+      const error = await failure(connection.request('tools/call', {}));
+      expect(String(error)).toMatch(/connection is closed/);
+      expect(opened()).toBe(1);
+    });
+  });
+
+  describe('when a GET stream of the session met 404', () => {
+    it('checks with ping, renews on its 404 and calls the list-changed listeners; nothing re-sent', async () => {
+      const first = new FakeSession();
+      const second = new FakeSession();
+      let opened = 0;
+      const connection = new RenewingConnection('s', first, async () => {
+        opened++;
+        return second;
+      });
+      let listened = 0;
+      connection.onNotification('notifications/tools/list_changed', () => listened++);
+      first.expired = true;
+      first.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(first.received).toEqual(['ping']);
+      expect(opened).toBe(1);
+      expect(second.received).toEqual([]);
+      expect(listened).toBe(1);
+      expect(first.abandoned).toBe(true);
+    });
+
+    it('keeps the session when the ping is answered (a server without a GET route)', async () => {
+      const first = new FakeSession();
+      let opened = 0;
+      const connection = new RenewingConnection('s', first, async () => {
+        opened++;
+        return new FakeSession();
+      });
+      first.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      first.settle();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(first.received).toEqual(['ping']);
+      expect(opened).toBe(0);
+      await connection.close();
+      expect(first.closed).toBe(true);
+    });
   });
 });

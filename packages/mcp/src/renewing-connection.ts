@@ -1,4 +1,10 @@
-import { CancelledError, McpProtocolError, ToolTimeoutError } from '@mh/core';
+import {
+  CancelledError,
+  type Clock,
+  McpProtocolError,
+  systemClock,
+  ToolTimeoutError,
+} from '@mh/core';
 import type { McpConnection, McpListChangedMethod, McpRequestOptions } from './mcp-connection.js';
 
 /** One streamable HTTP session, as the adapter opens it. */
@@ -9,8 +15,37 @@ export interface HttpSession extends McpConnection {
    * processed the request. False for anything that went wrong after the server accepted it.
    */
   isExpired(error: unknown): boolean;
+  /**
+   * Calls `listener` once when the server answers a GET stream of this session (the standalone
+   * one, or a resumption) with HTTP 404; at once when that already happened.
+   */
+  onEnded(listener: () => void): void;
   /** Drops the session without telling the server (it no longer knows it). */
   abandon(): Promise<void>;
+}
+
+/** Delay before the first new attempt after a handshake failed, in ms; doubled per failure. */
+const FIRST_RETRY_MS = 1000;
+/** Longest delay between attempts, in ms: how late a recovered server may be noticed. */
+const MAX_RETRY_MS = 10_000;
+/** Time allowed for the `ping` that checks a session whose GET stream met 404, in ms. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** A request's own limit, kept across a renewal. */
+interface Limit {
+  readonly label: string;
+  readonly timeoutMs: number;
+  /** `Date.now()` value at which the request times out. */
+  readonly deadline: number;
+}
+
+/** The last handshake failed: the current session has ended and none replaces it yet. */
+interface Failed {
+  readonly cause: unknown;
+  /** Handshakes failed in a row. */
+  readonly failures: number;
+  /** Clock time before which no new handshake is attempted. */
+  readonly retryAt: number;
 }
 
 /**
@@ -18,15 +53,20 @@ export interface HttpSession extends McpConnection {
  * any time and answer 404 to requests that carry its id; the client must then open a new one.
  * A request refused that way opens a new session (one handshake, shared by every request that
  * meets the 404 meanwhile) and is sent once more on it: safe even for `tools/call`, since the
- * server never processed it. A request that meets a 404 again fails (at most one new session per
- * request, no loop). When the new session cannot be opened, the connection stays failed: waiting
- * and later requests reject with that error. List-changed listeners move to the new session and
- * are called once, since its lists may differ. Once `close` has begun no session is opened or
- * used: a request then fails, even one that met the 404 before.
+ * server never processed it. A request takes part in one renewal at most: a 404 on the new session
+ * fails it (no loop). A GET stream answered 404 (the server ended the session of an idle client)
+ * is checked with a `ping`, whose 404 starts the same renewal; nothing is re-sent.
+ *
+ * When the new session cannot be opened, the requests waiting for it fail; a later request tries
+ * again, but no sooner than 1 s after the failure, doubling per failure in a row up to 10 s: in
+ * between, requests fail at once saying when the next attempt may be made. List-changed listeners
+ * move to each new session and are called once, since its lists may differ. Once `close` has begun
+ * no session is opened or used: a request then fails, even one that met the 404 before.
  */
 export class RenewingConnection implements McpConnection {
   readonly #server: string;
   readonly #open: (signal: AbortSignal) => Promise<HttpSession>;
+  readonly #clock: Pick<Clock, 'now'>;
   /** Aborts a handshake in progress when the connection closes. */
   readonly #closing = new AbortController();
   readonly #listeners = new Map<McpListChangedMethod, (() => void)[]>();
@@ -35,21 +75,24 @@ export class RenewingConnection implements McpConnection {
   readonly #replaced = new Set<HttpSession>();
   #current: HttpSession;
   #renewal: Promise<HttpSession> | undefined;
-  #failure: McpProtocolError | undefined;
+  #failed: Failed | undefined;
   #closed = false;
 
   /**
    * Wraps the open session `first`; `open` performs a fresh handshake, which it abandons (and
-   * rejects) once `signal` aborts.
+   * rejects) once `signal` aborts. `clock` times the delay between failed handshakes.
    */
   constructor(
     server: string,
     first: HttpSession,
     open: (signal: AbortSignal) => Promise<HttpSession>,
+    clock: Pick<Clock, 'now'> = systemClock,
   ) {
     this.#server = server;
     this.#current = first;
     this.#open = open;
+    this.#clock = clock;
+    this.#watch(first);
   }
 
   async request(
@@ -58,34 +101,28 @@ export class RenewingConnection implements McpConnection {
     options: McpRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     if (this.#closed) throw this.#closedError(method);
-    if (this.#failure) throw this.#failure;
-    const session = this.#current;
     const timeoutMs = options.timeoutMs ?? 60_000;
-    const deadline = Date.now() + timeoutMs;
+    const limit = { label: options.label ?? method, timeoutMs, deadline: Date.now() + timeoutMs };
+    // The current session is being replaced, or ended with no replacement yet: wait for the new
+    // one (this request's one renewal) rather than meet the 404 first.
+    const waited = this.#renewal !== undefined || this.#failed !== undefined;
+    let session = waited
+      ? await this.#renewed(this.#current, method, options.signal, limit)
+      : this.#current;
     try {
-      return await this.#send(session, method, params, options);
+      return await this.#sendWithin(session, method, params, options, limit);
     } catch (error) {
       if (!session.isExpired(error)) throw error;
       // A session opened now would outlive close() (and could run the request after it).
       if (this.#closed) throw this.#closedError(method, error);
-      const label = options.label ?? method;
-      const next = await this.#renewed(session, options.signal, deadline, label, timeoutMs).catch(
-        (failure: unknown) => {
-          throw this.#closed ? this.#closedError(method, failure) : failure;
-        },
-      );
-      if (this.#closed) throw this.#closedError(method, error);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new ToolTimeoutError(label, timeoutMs);
-      try {
-        return await this.#send(next, method, params, { ...options, timeoutMs: left });
-      } catch (again) {
-        // The limit the caller set is what timed out, not the part of it left for the retry.
-        if (ToolTimeoutError.isInstance(again)) throw new ToolTimeoutError(label, timeoutMs);
-        if (!next.isExpired(again)) throw again;
-        const problem = `${method} answered HTTP 404 on a new session too (the server keeps ending sessions); not retried again`;
-        throw new McpProtocolError(this.#server, problem, { cause: again });
-      }
+      if (waited) throw this.#expiredAgain(method, error);
+      session = await this.#renewed(session, method, options.signal, limit);
+    }
+    try {
+      return await this.#sendWithin(session, method, params, options, limit);
+    } catch (again) {
+      if (!session.isExpired(again)) throw again;
+      throw this.#expiredAgain(method, again);
     }
   }
 
@@ -106,8 +143,27 @@ export class RenewingConnection implements McpConnection {
     await this.#renewal?.catch(() => {});
     const replaced = [...this.#replaced].map((session) => session.abandon());
     this.#replaced.clear();
-    const current = this.#failure ? this.#current.abandon() : this.#current.close();
+    const current = this.#failed ? this.#current.abandon() : this.#current.close();
     await Promise.all([current, ...replaced]);
+  }
+
+  /** Sends within what is left of the request's limit; a timeout reports the whole limit. */
+  async #sendWithin(
+    session: HttpSession,
+    method: string,
+    params: Record<string, unknown>,
+    options: McpRequestOptions,
+    limit: Limit,
+  ): Promise<Record<string, unknown>> {
+    const left = limit.deadline - Date.now();
+    if (left <= 0) throw new ToolTimeoutError(limit.label, limit.timeoutMs);
+    try {
+      return await this.#send(session, method, params, { ...options, timeoutMs: left });
+    } catch (error) {
+      if (ToolTimeoutError.isInstance(error))
+        throw new ToolTimeoutError(limit.label, limit.timeoutMs);
+      throw error;
+    }
   }
 
   async #send(
@@ -130,71 +186,115 @@ export class RenewingConnection implements McpConnection {
   }
 
   /** The session that replaces `expired`, waited for within the request's time and signal. */
-  #renewed(
+  async #renewed(
     expired: HttpSession,
+    method: string,
     signal: AbortSignal | undefined,
-    deadline: number,
-    label: string,
-    timeoutMs: number,
+    limit: Limit,
   ): Promise<HttpSession> {
     const renewal = this.#renew(expired);
-    return new Promise((resolve, reject) => {
+    const next = await new Promise<HttpSession>((resolve, reject) => {
       const onAbort = (): void => reject(new CancelledError('MCP call cancelled'));
       if (signal?.aborted) onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(
-        () => reject(new ToolTimeoutError(label, timeoutMs)),
-        Math.max(0, deadline - Date.now()),
+        () => reject(new ToolTimeoutError(limit.label, limit.timeoutMs)),
+        Math.max(0, limit.deadline - Date.now()),
       );
       void renewal.then(resolve, reject).finally(() => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
       });
+    }).catch((failure: unknown) => {
+      throw this.#closed ? this.#closedError(method, failure) : failure;
     });
+    if (this.#closed) throw this.#closedError(method);
+    return next;
   }
 
-  /** One handshake per expired session, however many requests met its 404. */
+  /**
+   * One handshake per expired session, however many requests met its 404; after a failed one, a
+   * new attempt only once the delay has passed.
+   */
   #renew(expired: HttpSession): Promise<HttpSession> {
-    if (this.#failure) return Promise.reject(this.#failure);
     if (this.#renewal) return this.#renewal;
     if (expired !== this.#current) return Promise.resolve(this.#current);
+    const failed = this.#failed;
+    const wait = failed ? failed.retryAt - this.#clock.now() : 0;
+    if (failed && wait > 0) return Promise.reject(this.#renewalFailure(failed.cause, wait));
     this.#renewal = this.#open(this.#closing.signal)
       .then(
         (next) => {
           this.#current = next;
-          this.#replace(expired);
+          this.#failed = undefined;
+          // After a failure the ended session was already dropped.
+          if (!failed) this.#replace(expired);
+          this.#watch(next);
           for (const method of this.#listeners.keys()) this.#subscribe(next, method);
           // The new session's lists may differ: take the same path as a list_changed notification.
-          queueMicrotask(() => {
-            if (this.#closed) return;
-            for (const listeners of this.#listeners.values()) {
-              for (const each of listeners) {
-                try {
-                  each();
-                } catch {
-                  // A listener's failure is its own; it must not surface as an uncaught exception.
-                }
-              }
-            }
-          });
+          queueMicrotask(() => this.#callAllListeners());
           return next;
         },
         (error: unknown) => {
-          const reason = error instanceof Error ? error.message : String(error);
-          const detail = reason.replace(`MCP server ${this.#server}: `, '');
-          this.#failure = new McpProtocolError(
-            this.#server,
-            `the server ended the session (HTTP 404) and a new session could not be opened: ${detail}`,
-            { cause: error },
-          );
-          this.#replace(expired);
-          throw this.#failure;
+          const failures = (failed?.failures ?? 0) + 1;
+          const delay = Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+          this.#failed = { cause: error, failures, retryAt: this.#clock.now() + delay };
+          if (!failed) this.#replace(expired);
+          throw this.#renewalFailure(error, delay);
         },
       )
       .finally(() => {
         this.#renewal = undefined;
       });
     return this.#renewal;
+  }
+
+  /**
+   * The server refused a GET stream of `session` with 404. Servers without a GET route answer so
+   * too, and renewing on it would loop; a POST refused with 404 is the spec's signal, so a `ping`
+   * (never a caller's request) checks, and its 404 starts the renewal.
+   */
+  #probe(session: HttpSession): void {
+    if (this.#closed || session !== this.#current || this.#renewal || this.#failed) return;
+    this.#send(session, 'ping', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(
+      () => {},
+      (error: unknown) => {
+        if (session.isExpired(error) && !this.#closed) this.#renew(session).catch(() => {});
+      },
+    );
+  }
+
+  #watch(session: HttpSession): void {
+    session.onEnded(() => this.#probe(session));
+  }
+
+  #callAllListeners(): void {
+    if (this.#closed) return;
+    for (const listeners of this.#listeners.values()) {
+      for (const each of listeners) {
+        try {
+          each();
+        } catch {
+          // A listener's failure is its own; it must not surface as an uncaught exception.
+        }
+      }
+    }
+  }
+
+  #renewalFailure(cause: unknown, waitMs: number): McpProtocolError {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const detail = reason.replace(`MCP server ${this.#server}: `, '');
+    const next = `a call made after ${Math.ceil(waitMs)} ms tries again`;
+    return new McpProtocolError(
+      this.#server,
+      `the server ended the session (HTTP 404) and a new session could not be opened: ${detail}; ${next}`,
+      { cause },
+    );
+  }
+
+  #expiredAgain(method: string, cause: unknown): McpProtocolError {
+    const problem = `${method} answered HTTP 404 on a new session too (the server keeps ending sessions); not retried again`;
+    return new McpProtocolError(this.#server, problem, { cause });
   }
 
   #closedError(what: string, cause?: unknown): McpProtocolError {

@@ -160,6 +160,19 @@ async function openHttpSession(
   );
   // Set before connecting: the library chains handlers that are already there.
   transport.onmessage = (message) => guard.observe(message);
+  let ended = false;
+  let onEnded: (() => void) | undefined;
+  // The library reports a GET stream refused with 404 (the standalone stream or a resumption, on
+  // any attempt) only through onerror, as this error, and keeps using the session.
+  transport.onerror = (error) => {
+    const refused =
+      SdkHttpError.isInstance(error) &&
+      error.status === 404 &&
+      error.code === SdkErrorCode.ClientHttpFailedToOpenStream;
+    if (!refused || ended || transport.sessionId === undefined) return;
+    ended = true;
+    if (onEnded) queueMicrotask(onEnded);
+  };
   const shutdown = async (): Promise<void> => {
     guard.close();
     await transport.close().catch(() => {});
@@ -196,6 +209,10 @@ async function openHttpSession(
         cause.status === 404 &&
         cause.code === SdkErrorCode.ClientHttpNotImplemented
       );
+    },
+    onEnded: (listener: () => void): void => {
+      onEnded = listener;
+      if (ended) queueMicrotask(listener);
     },
     abandon: async (): Promise<void> => {
       await client.close().catch(() => {});

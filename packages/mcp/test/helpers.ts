@@ -82,20 +82,26 @@ export interface HttpFixture {
   stop(): Promise<void>;
 }
 
-/** Starts the HTTP fixture server on a free loopback port. */
-export async function startHttpServer(): Promise<HttpFixture> {
-  const logFile = join(tempDir(), 'log.jsonl');
+/**
+ * Starts the HTTP fixture server on a free loopback port, or on `port` (a restart on the same
+ * URL), logging to `logFile` (default: a new file).
+ */
+export async function startHttpServer(
+  options: { port?: number; logFile?: string } = {},
+): Promise<HttpFixture> {
+  const logFile = options.logFile ?? join(tempDir(), 'log.jsonl');
+  const port = options.port === undefined ? {} : { PORT: String(options.port) };
   const child = spawn(process.execPath, [HTTP_SERVER], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, FAKE_LOG: logFile },
+    env: { ...process.env, FAKE_LOG: logFile, ...port },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`HTTP fixture exited early (${code})`)));
     child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(String(chunk)).port as number));
   });
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `http://127.0.0.1:${listening}`,
     pid: child.pid as number,
     logFile,
     async stop() {

@@ -118,7 +118,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
     );
   });
 
-  it('fails pending and later calls with a clear error when the new session cannot be opened', async () => {
+  it('fails pending calls, and later ones during the retry delay, when the new session cannot be opened', async () => {
     const mcp = client('/mcp');
     await mcp.connect();
     await control('forget=1&refuse-init=1');

@@ -9,8 +9,12 @@
 // other request answered 404 as if its session had just expired). Test switches, as query
 // parameters of POST /control: `forget=1` drops every session (later requests carrying their
 // ids get 404), `extra=1|0` gives new sessions the tool `extra` from the start, `refuse-init=1|0`
-// answers initialize with 500, `hang-init=1|0` never answers initialize. Every JSON-RPC message POSTed is appended as a JSON line to
-// $FAKE_LOG when set, and so is every execution of `tick` and `vanish` (`{ ran, session }`).
+// answers initialize with 500, `hang-init=1|0` never answers initialize, `end=1` ends every
+// session as a server does (forgets it and closes its streams: the client's GET stream ends and
+// its reconnection meets 404), `reset-init=N` resets the connection of the next N initialize
+// requests (a server still starting). Listens on $PORT when set (a restart on the same URL).
+// Every JSON-RPC message POSTed is appended as a JSON line to $FAKE_LOG when set, and so is
+// every execution of `tick` and `vanish` (`{ ran, session }`).
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -49,7 +53,7 @@ function eventStore() {
 }
 
 /** Test switches, set through POST /control. */
-const switches = { extra: false, refuseInit: false, hangInit: false };
+const switches = { extra: false, refuseInit: false, hangInit: false, resetInits: 0 };
 
 function mcpServer(transport) {
   const server = new McpServer(
@@ -198,6 +202,14 @@ async function handle(req, res) {
   if (url.pathname === '/slow-headers') return; // never answers
   if (url.pathname === '/control') {
     if (url.searchParams.get('forget') === '1') sessions.clear();
+    if (url.searchParams.get('end') === '1') {
+      const ended = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(ended.map((each) => each.close()));
+    }
+    if (url.searchParams.has('reset-init')) {
+      switches.resetInits = Number(url.searchParams.get('reset-init'));
+    }
     if (url.searchParams.has('extra')) switches.extra = url.searchParams.get('extra') === '1';
     if (url.searchParams.has('refuse-init')) {
       switches.refuseInit = url.searchParams.get('refuse-init') === '1';
@@ -234,6 +246,11 @@ async function handle(req, res) {
   const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
   const initializing = messages.some((message) => message?.method === 'initialize');
   if (initializing && switches.hangInit) return; // never answers
+  if (initializing && switches.resetInits > 0) {
+    switches.resetInits--;
+    req.socket.resetAndDestroy();
+    return;
+  }
   if (initializing && switches.refuseInit) {
     res.writeHead(500, { 'content-type': 'text/plain' }).end('initialize refused');
     return;
@@ -283,7 +300,7 @@ const server = createServer((req, res) => {
     if (!res.headersSent) res.writeHead(500).end(String(error));
   });
 });
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 });
 process.stdin.on('end', () => process.exit(0));
