@@ -272,7 +272,6 @@ const MODEL_FAULTS: Fault[] = [
     evalCase: faultCase('model-wrong-then-asks', 'What is the total of order A-1?'),
     agent: (context) =>
       agentOf(context, [{ text: 'It is $40.00. Anything else I can help with?' }]),
-    confounded: true,
   },
   {
     label: 'model',

@@ -33,8 +33,9 @@ describe('attribution on faults injected into real agent runs', () => {
   });
 
   it('lets the earlier layer win on a confounded fault, as the ordered rules say', () => {
+    // A wrong answer closed by a pleasantry ('Anything else I can help with?') is the model's: it
+    // is no question back to the user, so the prompt rule stays silent and the model rule decides.
     expect(result.misses.map((miss) => [miss.fault, miss.got])).toEqual([
-      ['model-wrong-then-asks', 'prompt'],
       ['model-wrong-after-tool-retry', 'tool'],
       ['model-wrong-after-compaction', 'context'],
     ]);

@@ -170,10 +170,23 @@ const promptFormat: AttributionRule = {
   },
 };
 
-/** Whether `text` ends by asking something (a question in its last 200 characters). */
+/** A closing offer after an answer ("Anything else?"): no question about the task itself. */
+const CLOSING_OFFER =
+  /\b(anything|something) (else|more)\b|\bany(thing)? (other|further|more) (questions?|help)\b|\bother questions?\b/i;
+/** An explicit answer line, as the eval suite's tasks ask for: the model did answer. */
+const ANSWER_LINE = /^[\s*_]*ANSWER[\s*_]*:/im;
+/** A sentence ending in a question mark (not one inside a URL or code). */
+const QUESTION = /[^.!?\n]*\?["'`*)\]]*(?=\s|$)/g;
+
+/**
+ * Whether an answer asks the user something back: a question among its last 200 characters that
+ * is not a closing offer ("Is there anything else I can help with?") and no `ANSWER:` line. A
+ * wrong answer followed by a pleasantry is the model's, not the prompt's.
+ */
 export function asksBack(text: string): boolean {
+  if (ANSWER_LINE.test(text)) return false;
   const tail = text.trim().slice(-200);
-  return /\?["'`*)\]]*(\s|$)/.test(tail);
+  return [...tail.matchAll(QUESTION)].some(([question]) => !CLOSING_OFFER.test(question));
 }
 
 const promptAskedUser: AttributionRule = {
