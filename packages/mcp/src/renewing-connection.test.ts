@@ -40,13 +40,16 @@ class FakeSession implements HttpSession {
   onNotification(_method: McpListChangedMethod, listener: () => void): void {
     this.listeners.push(listener);
   }
-  /** Reports a GET stream answered 404, as the adapter does. */
+  /** Reports a GET stream answered 404, as the adapter does (a later listener is called too). */
   end(): void {
+    this.hasEnded = true;
     for (const each of this.ended.splice(0)) each();
   }
+  hasEnded = false;
   readonly ended: (() => void)[] = [];
   onEnded(listener: () => void): void {
-    this.ended.push(listener);
+    if (this.hasEnded) queueMicrotask(listener);
+    else this.ended.push(listener);
   }
   async abandon(): Promise<void> {
     this.abandoned = true;
@@ -344,6 +347,52 @@ describe('RenewingConnection', () => {
       expect(second.received).toEqual([]);
       expect(listened).toBe(1);
       expect(first.abandoned).toBe(true);
+    });
+
+    it('does not renew again from a new session that has answered nothing (no loop)', async () => {
+      const first = new FakeSession();
+      const sessions = [new FakeSession(), new FakeSession(), new FakeSession()];
+      let opened = 0;
+      const connection = new RenewingConnection('s', first, async () => {
+        const next = sessions[opened++] as FakeSession;
+        // A server that ends every new session at once: its requests meet 404.
+        next.expired = true;
+        return next;
+      });
+      first.expired = true;
+      first.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(opened).toBe(1);
+      // Its GET stream, opened after the handshake, meets 404 too.
+      sessions[0]?.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sessions[1]?.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(opened).toBe(1);
+      expect(sessions[0]?.received).toEqual([]);
+      await connection.close();
+    });
+
+    it('renews again from a new session once it has answered a request', async () => {
+      const first = new FakeSession();
+      const second = new FakeSession();
+      let opened = 0;
+      const connection = new RenewingConnection('s', first, async () => {
+        opened++;
+        return opened === 1 ? second : new FakeSession();
+      });
+      first.expired = true;
+      first.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const listed = connection.request('tools/list', {});
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      second.settle();
+      await listed;
+      second.expired = true;
+      second.end();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(opened).toBe(2);
+      await connection.close();
     });
 
     it('keeps the session when the ping is answered (a server without a GET route)', async () => {

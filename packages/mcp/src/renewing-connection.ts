@@ -1,11 +1,7 @@
-import {
-  CancelledError,
-  type Clock,
-  McpProtocolError,
-  systemClock,
-  ToolTimeoutError,
-} from '@mh/core';
+import { type Clock, McpProtocolError, systemClock, ToolTimeoutError } from '@mh/core';
 import type { McpConnection, McpListChangedMethod, McpRequestOptions } from './mcp-connection.js';
+import { RenewalBackoff } from './renewal-backoff.js';
+import { type RequestLimit, requestLimit, timeLeft, waitWithin } from './request-limit.js';
 
 /** One streamable HTTP session, as the adapter opens it. */
 export interface HttpSession extends McpConnection {
@@ -24,29 +20,8 @@ export interface HttpSession extends McpConnection {
   abandon(): Promise<void>;
 }
 
-/** Delay before the first new attempt after a handshake failed, in ms; doubled per failure. */
-const FIRST_RETRY_MS = 1000;
-/** Longest delay between attempts, in ms: how late a recovered server may be noticed. */
-const MAX_RETRY_MS = 10_000;
 /** Time allowed for the `ping` that checks a session whose GET stream met 404, in ms. */
 const PROBE_TIMEOUT_MS = 10_000;
-
-/** A request's own limit, kept across a renewal. */
-interface Limit {
-  readonly label: string;
-  readonly timeoutMs: number;
-  /** `Date.now()` value at which the request times out. */
-  readonly deadline: number;
-}
-
-/** The last handshake failed: the current session has ended and none replaces it yet. */
-interface Failed {
-  readonly cause: unknown;
-  /** Handshakes failed in a row. */
-  readonly failures: number;
-  /** Clock time before which no new handshake is attempted. */
-  readonly retryAt: number;
-}
 
 /**
  * A streamable HTTP connection that outlives its sessions. The spec lets a server end a session at
@@ -55,7 +30,9 @@ interface Failed {
  * meets the 404 meanwhile) and is sent once more on it: safe even for `tools/call`, since the
  * server never processed it. A request takes part in one renewal at most: a 404 on the new session
  * fails it (no loop). A GET stream answered 404 (the server ended the session of an idle client)
- * is checked with a `ping`, whose 404 starts the same renewal; nothing is re-sent.
+ * is checked with a `ping`, whose 404 starts the same renewal; nothing is re-sent. A session opened
+ * by a renewal is checked so only once it has answered a request: a server that ends every new
+ * session at once would otherwise make an idle client open one session after another.
  *
  * When the new session cannot be opened, the requests waiting for it fail; a later request tries
  * again, but no sooner than 1 s after the failure, doubling per failure in a row up to 10 s: in
@@ -66,7 +43,7 @@ interface Failed {
 export class RenewingConnection implements McpConnection {
   readonly #server: string;
   readonly #open: (signal: AbortSignal) => Promise<HttpSession>;
-  readonly #clock: Pick<Clock, 'now'>;
+  readonly #backoff: RenewalBackoff;
   /** Aborts a handshake in progress when the connection closes. */
   readonly #closing = new AbortController();
   readonly #listeners = new Map<McpListChangedMethod, (() => void)[]>();
@@ -74,8 +51,12 @@ export class RenewingConnection implements McpConnection {
   readonly #pending = new Map<HttpSession, number>();
   readonly #replaced = new Set<HttpSession>();
   #current: HttpSession;
+  /**
+   * False while `#current` was opened by a renewal and has answered nothing yet: a GET 404 then
+   * starts no renewal (the first session, opened by the caller, counts as answered).
+   */
+  #answered = true;
   #renewal: Promise<HttpSession> | undefined;
-  #failed: Failed | undefined;
   #closed = false;
 
   /**
@@ -91,7 +72,7 @@ export class RenewingConnection implements McpConnection {
     this.#server = server;
     this.#current = first;
     this.#open = open;
-    this.#clock = clock;
+    this.#backoff = new RenewalBackoff(clock);
     this.#watch(first);
   }
 
@@ -102,10 +83,10 @@ export class RenewingConnection implements McpConnection {
   ): Promise<Record<string, unknown>> {
     if (this.#closed) throw this.#closedError(method);
     const timeoutMs = options.timeoutMs ?? 60_000;
-    const limit = { label: options.label ?? method, timeoutMs, deadline: Date.now() + timeoutMs };
+    const limit = requestLimit(options.label ?? method, timeoutMs);
     // The current session is being replaced, or ended with no replacement yet: wait for the new
     // one (this request's one renewal) rather than meet the 404 first.
-    const waited = this.#renewal !== undefined || this.#failed !== undefined;
+    const waited = this.#renewal !== undefined || this.#backoff.failed;
     let session = waited
       ? await this.#renewed(this.#current, method, options.signal, limit)
       : this.#current;
@@ -143,7 +124,7 @@ export class RenewingConnection implements McpConnection {
     await this.#renewal?.catch(() => {});
     const replaced = [...this.#replaced].map((session) => session.abandon());
     this.#replaced.clear();
-    const current = this.#failed ? this.#current.abandon() : this.#current.close();
+    const current = this.#backoff.failed ? this.#current.abandon() : this.#current.close();
     await Promise.all([current, ...replaced]);
   }
 
@@ -153,9 +134,9 @@ export class RenewingConnection implements McpConnection {
     method: string,
     params: Record<string, unknown>,
     options: McpRequestOptions,
-    limit: Limit,
+    limit: RequestLimit,
   ): Promise<Record<string, unknown>> {
-    const left = limit.deadline - Date.now();
+    const left = timeLeft(limit);
     if (left <= 0) throw new ToolTimeoutError(limit.label, limit.timeoutMs);
     try {
       return await this.#send(session, method, params, { ...options, timeoutMs: left });
@@ -174,7 +155,9 @@ export class RenewingConnection implements McpConnection {
   ): Promise<Record<string, unknown>> {
     this.#pending.set(session, (this.#pending.get(session) ?? 0) + 1);
     try {
-      return await session.request(method, params, options);
+      const result = await session.request(method, params, options);
+      if (session === this.#current) this.#answered = true;
+      return result;
     } finally {
       const left = (this.#pending.get(session) ?? 1) - 1;
       if (left > 0) this.#pending.set(session, left);
@@ -190,22 +173,9 @@ export class RenewingConnection implements McpConnection {
     expired: HttpSession,
     method: string,
     signal: AbortSignal | undefined,
-    limit: Limit,
+    limit: RequestLimit,
   ): Promise<HttpSession> {
-    const renewal = this.#renew(expired);
-    const next = await new Promise<HttpSession>((resolve, reject) => {
-      const onAbort = (): void => reject(new CancelledError('MCP call cancelled'));
-      if (signal?.aborted) onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(
-        () => reject(new ToolTimeoutError(limit.label, limit.timeoutMs)),
-        Math.max(0, limit.deadline - Date.now()),
-      );
-      void renewal.then(resolve, reject).finally(() => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      });
-    }).catch((failure: unknown) => {
+    const next = await waitWithin(this.#renew(expired), limit, signal).catch((failure: unknown) => {
       throw this.#closed ? this.#closedError(method, failure) : failure;
     });
     if (this.#closed) throw this.#closedError(method);
@@ -219,14 +189,15 @@ export class RenewingConnection implements McpConnection {
   #renew(expired: HttpSession): Promise<HttpSession> {
     if (this.#renewal) return this.#renewal;
     if (expired !== this.#current) return Promise.resolve(this.#current);
-    const failed = this.#failed;
-    const wait = failed ? failed.retryAt - this.#clock.now() : 0;
-    if (failed && wait > 0) return Promise.reject(this.#renewalFailure(failed.cause, wait));
+    const failed = this.#backoff.failed;
+    const wait = this.#backoff.waitMs();
+    if (wait > 0) return Promise.reject(this.#renewalFailure(this.#backoff.cause, wait));
     this.#renewal = this.#open(this.#closing.signal)
       .then(
         (next) => {
           this.#current = next;
-          this.#failed = undefined;
+          this.#answered = false;
+          this.#backoff.succeed();
           // After a failure the ended session was already dropped.
           if (!failed) this.#replace(expired);
           this.#watch(next);
@@ -236,9 +207,7 @@ export class RenewingConnection implements McpConnection {
           return next;
         },
         (error: unknown) => {
-          const failures = (failed?.failures ?? 0) + 1;
-          const delay = Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
-          this.#failed = { cause: error, failures, retryAt: this.#clock.now() + delay };
+          const delay = this.#backoff.fail(error);
           if (!failed) this.#replace(expired);
           throw this.#renewalFailure(error, delay);
         },
@@ -252,10 +221,13 @@ export class RenewingConnection implements McpConnection {
   /**
    * The server refused a GET stream of `session` with 404. Servers without a GET route answer so
    * too, and renewing on it would loop; a POST refused with 404 is the spec's signal, so a `ping`
-   * (never a caller's request) checks, and its 404 starts the renewal.
+   * (never a caller's request) checks, and its 404 starts the renewal. Not for a renewed session
+   * that has answered nothing: against a server that ends every new session at once, each new
+   * session's GET would meet 404 and renew again, with no call made; a call renews it instead.
    */
   #probe(session: HttpSession): void {
-    if (this.#closed || session !== this.#current || this.#renewal || this.#failed) return;
+    if (this.#closed || session !== this.#current || !this.#answered) return;
+    if (this.#renewal || this.#backoff.failed) return;
     this.#send(session, 'ping', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(
       () => {},
       (error: unknown) => {

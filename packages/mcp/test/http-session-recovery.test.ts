@@ -169,3 +169,21 @@ describe('registerMcpTools on an idle client whose session the server ended', ()
     );
   });
 });
+
+describe('McpClient over HTTP, idle, when the server ends every new session at once', () => {
+  it('opens one new session, not one after another', async () => {
+    const mcp = client();
+    await mcp.connect();
+    await mcp.listTools();
+    // Each new session's GET stream and requests meet 404: were a new session's probe to renew, the
+    // client would open sessions in a loop with no call made (160 in 3 s before the fix).
+    await control('end=1&expire=1&no-get=1');
+    await sleep(2500);
+    expect(received('initialize')).toBe(2);
+    expect(received('ping')).toBe(1);
+    await failure(mcp.callTool('tick', {}));
+    await sleep(1000);
+    expect(received('initialize')).toBe(3);
+    expect(ticks()).toBe(0);
+  });
+});

@@ -12,7 +12,10 @@
 // answers initialize with 500, `hang-init=1|0` never answers initialize, `end=1` ends every
 // session as a server does (forgets it and closes its streams: the client's GET stream ends and
 // its reconnection meets 404), `reset-init=N` resets the connection of the next N initialize
-// requests (a server still starting). Listens on $PORT when set (a restart on the same URL).
+// requests (a server still starting), `expire=1|0` answers every request carrying a session id
+// with 404 as /mcp-forgetful does (each new session ends at once, as behind a load balancer that
+// lost its sticky sessions), `no-get=1|0` answers GET streams with 404 (a server with no GET
+// route). Listens on $PORT when set (a restart on the same URL).
 // Every JSON-RPC message POSTed is appended as a JSON line to $FAKE_LOG when set, and so is
 // every execution of `tick` and `vanish` (`{ ran, session }`).
 import { randomUUID } from 'node:crypto';
@@ -53,7 +56,14 @@ function eventStore() {
 }
 
 /** Test switches, set through POST /control. */
-const switches = { extra: false, refuseInit: false, hangInit: false, resetInits: 0 };
+const switches = {
+  extra: false,
+  refuseInit: false,
+  hangInit: false,
+  resetInits: 0,
+  expire: false,
+  noGet: false,
+};
 
 function mcpServer(transport) {
   const server = new McpServer(
@@ -214,6 +224,8 @@ async function handle(req, res) {
     if (url.searchParams.has('refuse-init')) {
       switches.refuseInit = url.searchParams.get('refuse-init') === '1';
     }
+    if (url.searchParams.has('expire')) switches.expire = url.searchParams.get('expire') === '1';
+    if (url.searchParams.has('no-get')) switches.noGet = url.searchParams.get('no-get') === '1';
     if (url.searchParams.has('hang-init')) {
       switches.hangInit = url.searchParams.get('hang-init') === '1';
     }
@@ -256,6 +268,11 @@ async function handle(req, res) {
     return;
   }
   const carriesRequest = messages.some((message) => message?.id !== undefined && message?.method);
+  const expired = switches.expire && sessionId && carriesRequest && !initializing;
+  if (expired || (switches.noGet && req.method === 'GET')) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('session expired');
+    return;
+  }
   if (url.pathname === '/mcp-forgetful' && sessionId && carriesRequest && !initializing) {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('session expired');
     return;
