@@ -6,24 +6,29 @@ const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 10_000;
 
 /**
- * When a new session may be attempted after handshakes failed in a row: no sooner than 1 s after
- * the first failure, doubling per failure up to 10 s. No timer is armed: callers ask.
+ * When a new session may be attempted after renewals failed in a row: no sooner than 1 s after
+ * the first failure, doubling per failure up to 10 s. A renewal fails when its handshake fails or
+ * when its session is ended before answering anything, so the count is kept until a session
+ * answers (`succeed`), not merely opens. No timer is armed: callers ask.
  */
 export class RenewalBackoff {
   readonly #clock: Pick<Clock, 'now'>;
-  /** Handshakes failed in a row; 0 once one succeeded. */
+  /** Renewals failed in a row; 0 once a session answered. */
   #failures = 0;
+  /** True from a failure until the next handshake succeeds. */
+  #failed = false;
   /** Clock time before which no new handshake is attempted. */
   #retryAt = 0;
   #cause: unknown;
+  #reason = '';
 
   constructor(clock: Pick<Clock, 'now'>) {
     this.#clock = clock;
   }
 
-  /** True while the last handshake failed and none has succeeded since. */
+  /** True while the last renewal failed and no handshake has succeeded since. */
   get failed(): boolean {
-    return this.#failures > 0;
+    return this.#failed;
   }
 
   /** Why the last handshake failed; undefined when `failed` is false. */
@@ -31,23 +36,36 @@ export class RenewalBackoff {
     return this.#cause;
   }
 
+  /** What went wrong, in words, for the errors of calls made during the delay. */
+  get reason(): string {
+    return this.#reason;
+  }
+
   /** Time left before a new handshake may be attempted, in ms; 0 or less when it may be now. */
   waitMs(): number {
     return this.failed ? this.#retryAt - this.#clock.now() : 0;
   }
 
-  /** Records a failed handshake and returns the delay before the next attempt, in ms. */
-  fail(cause: unknown): number {
+  /** Records a failed renewal (`reason`, in words) and returns the delay before the next one, in ms. */
+  fail(cause: unknown, reason: string): number {
     this.#failures++;
+    this.#failed = true;
     this.#cause = cause;
+    this.#reason = reason;
     const delay = Math.min(FIRST_RETRY_MS * 2 ** (this.#failures - 1), MAX_RETRY_MS);
     this.#retryAt = this.#clock.now() + delay;
     return delay;
   }
 
-  /** Records a handshake that succeeded: the next failure waits the first delay again. */
-  succeed(): void {
-    this.#failures = 0;
+  /** Records a handshake that succeeded; the failures in a row still count. */
+  opened(): void {
+    this.#failed = false;
     this.#cause = undefined;
+  }
+
+  /** Records a session that answered: the next failure waits the first delay again. */
+  succeed(): void {
+    this.opened();
+    this.#failures = 0;
   }
 }

@@ -328,6 +328,43 @@ describe('RenewingConnection', () => {
     });
   });
 
+  describe('when each new session is ended before it answers anything', () => {
+    it('waits out the delay before the next handshake, so a re-listing listener cannot loop', async () => {
+      const first = new FakeSession();
+      const clock = { time: 0, now: () => clock.time };
+      let opened = 0;
+      const connection = new RenewingConnection(
+        's',
+        first,
+        async () => {
+          opened++;
+          const next = new FakeSession();
+          next.expired = true;
+          return next;
+        },
+        clock,
+      );
+      // A listener that re-lists a little later, as an application may.
+      const relists: Promise<unknown>[] = [];
+      connection.onNotification('notifications/tools/list_changed', () => {
+        setTimeout(() => relists.push(connection.request('tools/list', {}).catch((e) => e)), 1);
+      });
+      first.expired = true;
+      const error = await connection.request('tools/call', {}).catch((caught: unknown) => caught);
+      expect(McpProtocolError.isInstance(error)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(opened).toBe(1);
+      const relisted = await Promise.all(relists);
+      expect(String(relisted[0])).toMatch(/before it answered.*after 1000 ms tries again/);
+      clock.time = 1000;
+      await connection.request('tools/call', {}).catch(() => {});
+      expect(opened).toBe(2);
+      const later = await connection.request('tools/call', {}).catch((caught: unknown) => caught);
+      expect(String(later)).toMatch(/after 2000 ms tries again/);
+      await connection.close();
+    });
+  });
+
   describe('when a GET stream of the session met 404', () => {
     it('checks with ping, renews on its 404 and calls the list-changed listeners; nothing re-sent', async () => {
       const first = new FakeSession();

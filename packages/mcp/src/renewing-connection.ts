@@ -97,7 +97,7 @@ export class RenewingConnection implements McpConnection {
       // A session opened now would outlive close() (and could run the request after it).
       if (this.#closed) throw this.#closedError(method, error);
       if (waited) throw this.#expiredAgain(method, error);
-      session = await this.#renewed(session, method, options.signal, limit);
+      session = await this.#renewed(session, method, options.signal, limit, error);
     }
     try {
       return await this.#sendWithin(session, method, params, options, limit);
@@ -156,7 +156,10 @@ export class RenewingConnection implements McpConnection {
     this.#pending.set(session, (this.#pending.get(session) ?? 0) + 1);
     try {
       const result = await session.request(method, params, options);
-      if (session === this.#current) this.#answered = true;
+      if (session === this.#current && !this.#answered) {
+        this.#answered = true;
+        this.#backoff.succeed();
+      }
       return result;
     } finally {
       const left = (this.#pending.get(session) ?? 1) - 1;
@@ -174,30 +177,42 @@ export class RenewingConnection implements McpConnection {
     method: string,
     signal: AbortSignal | undefined,
     limit: RequestLimit,
+    cause?: unknown,
   ): Promise<HttpSession> {
-    const next = await waitWithin(this.#renew(expired), limit, signal).catch((failure: unknown) => {
-      throw this.#closed ? this.#closedError(method, failure) : failure;
-    });
+    const next = await waitWithin(this.#renew(expired, cause), limit, signal).catch(
+      (failure: unknown) => {
+        throw this.#closed ? this.#closedError(method, failure) : failure;
+      },
+    );
     if (this.#closed) throw this.#closedError(method);
     return next;
   }
 
   /**
-   * One handshake per expired session, however many requests met its 404; after a failed one, a
-   * new attempt only once the delay has passed.
+   * One handshake per expired session, however many requests met its 404 (`cause`); after a
+   * failed one, a new attempt only once the delay has passed. A renewed session ended before it
+   * answered anything counts as a failed renewal: otherwise a server that ends every new session
+   * at once, and a list-changed listener that re-lists, would open sessions in a loop.
    */
-  #renew(expired: HttpSession): Promise<HttpSession> {
+  #renew(expired: HttpSession, cause?: unknown): Promise<HttpSession> {
     if (this.#renewal) return this.#renewal;
     if (expired !== this.#current) return Promise.resolve(this.#current);
+    if (!this.#answered && !this.#backoff.failed) {
+      const reason = 'the server ended the new session too, before it answered anything (HTTP 404)';
+      const delay = this.#backoff.fail(cause, reason);
+      this.#replace(expired);
+      return Promise.reject(this.#renewalFailure(cause, reason, delay));
+    }
     const failed = this.#backoff.failed;
     const wait = this.#backoff.waitMs();
-    if (wait > 0) return Promise.reject(this.#renewalFailure(this.#backoff.cause, wait));
+    const { cause: last, reason: why } = this.#backoff;
+    if (wait > 0) return Promise.reject(this.#renewalFailure(last, why, wait));
     this.#renewal = this.#open(this.#closing.signal)
       .then(
         (next) => {
           this.#current = next;
           this.#answered = false;
-          this.#backoff.succeed();
+          this.#backoff.opened();
           // After a failure the ended session was already dropped.
           if (!failed) this.#replace(expired);
           this.#watch(next);
@@ -207,9 +222,10 @@ export class RenewingConnection implements McpConnection {
           return next;
         },
         (error: unknown) => {
-          const delay = this.#backoff.fail(error);
+          const reason = this.#notOpened(error);
+          const delay = this.#backoff.fail(error, reason);
           if (!failed) this.#replace(expired);
-          throw this.#renewalFailure(error, delay);
+          throw this.#renewalFailure(error, reason, delay);
         },
       )
       .finally(() => {
@@ -253,15 +269,15 @@ export class RenewingConnection implements McpConnection {
     }
   }
 
-  #renewalFailure(cause: unknown, waitMs: number): McpProtocolError {
+  #notOpened(cause: unknown): string {
     const reason = cause instanceof Error ? cause.message : String(cause);
     const detail = reason.replace(`MCP server ${this.#server}: `, '');
+    return `the server ended the session (HTTP 404) and a new session could not be opened: ${detail}`;
+  }
+
+  #renewalFailure(cause: unknown, reason: string, waitMs: number): McpProtocolError {
     const next = `a call made after ${Math.ceil(waitMs)} ms tries again`;
-    return new McpProtocolError(
-      this.#server,
-      `the server ended the session (HTTP 404) and a new session could not be opened: ${detail}; ${next}`,
-      { cause },
-    );
+    return new McpProtocolError(this.#server, `${reason}; ${next}`, { cause });
   }
 
   #expiredAgain(method: string, cause: unknown): McpProtocolError {

@@ -181,9 +181,30 @@ describe('McpClient over HTTP, idle, when the server ends every new session at o
     await sleep(2500);
     expect(received('initialize')).toBe(2);
     expect(received('ping')).toBe(1);
+    // That session answered nothing: a call fails at once, and the next handshake waits 1 s.
+    const error = await failure(mcp.callTool('tick', {}));
+    expect(error.message).toMatch(/before it answered anything.*after 1000 ms tries again/);
+    expect(received('initialize')).toBe(2);
+    await sleep(1100);
     await failure(mcp.callTool('tick', {}));
-    await sleep(1000);
     expect(received('initialize')).toBe(3);
+    expect(ticks()).toBe(0);
+  });
+});
+
+describe('McpClient over HTTP when the server ends every new session at once', () => {
+  it('opens at most one session per backoff delay for a listener that re-lists on change', async () => {
+    const mcp = client();
+    await mcp.connect();
+    await mcp.listTools();
+    mcp.onToolsChanged(() => {
+      setTimeout(() => void mcp.listTools().catch(() => {}), 10);
+    });
+    await control('forget=1&expire=1');
+    await failure(mcp.callTool('tick', {}));
+    await sleep(2000);
+    // Before the fix: 91 handshakes in 3 s, each re-listing meeting 404 and renewing again.
+    expect(received('initialize')).toBeLessThanOrEqual(3);
     expect(ticks()).toBe(0);
   });
 });
