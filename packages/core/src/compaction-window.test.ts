@@ -162,4 +162,38 @@ describe('Compactor, when the newest turn alone exceeds the window', () => {
     expect(outcome.history).toBeUndefined();
     expect(outcome.events.map((event) => event.record.stage)).toEqual(['skipped']);
   });
+
+  it('records once that compaction cannot help when the trimmed newest turn stays over the threshold', async () => {
+    const calls = { n: 0 };
+    const { subject, meter } = compactor(calls);
+    // The model's own call carries a big input (a file it writes): that is never trimmed.
+    const write: Message = {
+      id: 'a0',
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'c0',
+          name: 'write_file',
+          input: { path: 'notes.md', content: 'draft text '.repeat(600) },
+        },
+      ],
+    };
+    const history = [text('u0', 'user', 'write the notes'), write, result('r0', 'c0', log(1_000))];
+    const first = await subject.compact(history, context);
+    expect(first.events.map((event) => event.record.stage)).toEqual(['trim']);
+    const after = first.history ?? [];
+    const tokens = size(meter, after);
+    // The call's input cannot be trimmed: inside the window, still over the threshold (1,600).
+    expect(tokens).toBeGreaterThanOrEqual(1_600);
+    expect(tokens).toBeLessThanOrEqual(WINDOW);
+    // The next turn says once that nothing more can be done, then stays quiet.
+    expect(subject.due(after, context)).toBe(true);
+    const second = await subject.compact(after, context);
+    expect(second.history).toBeUndefined();
+    expect(second.events.map((event) => event.record.stage)).toEqual(['skipped']);
+    expect(second.events[0]?.record.reason).toMatch(/compaction cannot help/);
+    expect(subject.due(after, context)).toBe(false);
+    expect(calls.n).toBe(0);
+  });
 });

@@ -303,7 +303,12 @@ export class Compactor {
       if (after <= window) break;
     }
     if (fitted !== current) {
-      if (outcome.history === undefined) events = [];
+      if (outcome.history === undefined) {
+        // The note goes, so it is not 'recorded': should the trimmed history still sit over the
+        // threshold, the next step says once that compaction cannot help.
+        events = [];
+        this.#skipNoted = false;
+      }
       events.push(
         compactionEvent(
           { ...base, before: tokens },
