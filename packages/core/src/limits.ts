@@ -6,9 +6,17 @@ import type { ToolUseBlock } from './messages.js';
 export interface Limits {
   /** Most model calls in one run (default 50). After the last one, pending tool calls still run. */
   readonly maxTurns?: number;
-  /** Token budget of a run (input + output + cache); the run stops once usage reaches it. */
+  /**
+   * Token budget of a run (input + output + cache); the run stops once usage reaches it. Checked
+   * after each turn: the last turn (its model call, and a compaction summary call before it) can
+   * take usage past the budget.
+   */
   readonly maxTokens?: number;
-  /** Cost budget of a run in USD; the run stops once cost reaches it. Needs a price for the model. */
+  /**
+   * Cost budget of a run in USD; the run stops once cost reaches it. Needs a price for the model.
+   * Checked after each turn, as a call's cost is known only once it ends: the last turn (its model
+   * call, and a compaction summary call before it) can take the cost past the budget.
+   */
   readonly maxCostUsd?: number;
   /** Most times one tool may be called with the same (canonicalised) arguments in a run. */
   readonly maxRepeatedCalls?: number;
