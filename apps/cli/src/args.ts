@@ -36,6 +36,8 @@ export interface CliOptions {
     | { readonly name: string; readonly url: string }
   )[];
   readonly listTools: boolean;
+  /** `--mcp-timeout-ms N`: how long an MCP server gets to start and answer the handshake. */
+  readonly mcpTimeoutMs: number | undefined;
   /** `--record FILE`: record the run's model calls and tool results into a new cassette. */
   readonly record: string | undefined;
   /** `--replay FILE`: serve the run from a cassette and report drift. */
@@ -193,6 +195,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     );
   if (values.record !== undefined && values.replay !== undefined)
     throw new UsageError('--record and --replay exclude each other');
+  if (values['mcp-timeout-ms'] !== undefined && (values.mcp ?? []).length === 0)
+    throw new UsageError('--mcp-timeout-ms needs an --mcp server to apply to');
   for (const flag of ['record', 'replay'] as const) {
     if (values[flag] !== undefined && values[flag].trim() === '')
       throw new UsageError(`--${flag} expects a cassette file path`);
@@ -220,6 +224,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     trace: values.trace ?? false,
     mcp: parseMcpServers(values.mcp ?? []),
     listTools: values['list-tools'] ?? false,
+    mcpTimeoutMs: positiveInteger('mcp-timeout-ms', values['mcp-timeout-ms']),
     record: values.record,
     replay: values.replay,
     prompt,
@@ -279,6 +284,7 @@ function parse(argv: readonly string[]) {
       trace: { type: 'boolean' },
       mcp: { type: 'string', multiple: true },
       'list-tools': { type: 'boolean' },
+      'mcp-timeout-ms': { type: 'string' },
       record: { type: 'string' },
       replay: { type: 'string' },
     },

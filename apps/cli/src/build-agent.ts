@@ -169,7 +169,9 @@ export async function startMcpServers(
       const client = new McpClient(
         server.name,
         'url' in server ? { url: server.url } : { command: server.command, args: server.args },
-        { onWarning },
+        options.mcpTimeoutMs === undefined
+          ? { onWarning }
+          : { onWarning, initTimeoutMs: options.mcpTimeoutMs },
       );
       clients.push(client);
       await client.connect();

@@ -43,6 +43,7 @@ MCP servers (their tools join the built-in ones, named SERVER__TOOL; so NAME has
   --mcp NAME=URL          reach an MCP server over streamable HTTP, e.g. --mcp api=http://localhost:3000/mcp
                           Tools are exec unless the server marks them read-only: allow with --grant exec.
                           A server's changed tool list is followed; servers are stopped when mh exits.
+  --mcp-timeout-ms N      how long each server gets to start and answer the handshake (default 30000)
   --list-tools            list every tool, its permission and server, then exit
 
 Tracing:

@@ -72,6 +72,38 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     expect(ok.stderr).not.toContain('mh: fk: MCP server fk');
   });
 
+  it('gives up on a server that never answers after --mcp-timeout-ms, naming it (exit 1)', async () => {
+    const silent = join(mkdtempSync(join(tmpdir(), 'mh-mcp-silent-')), 'silent.mjs');
+    writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+    const started = Date.now();
+    const run = await runCli([
+      '--mcp',
+      `mute=node ${silent}`,
+      '--mcp-timeout-ms',
+      '700',
+      '--list-tools',
+    ]);
+    const elapsed = Date.now() - started;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/mute/);
+    expect(run.stderr).toMatch(/700 ms/);
+    // The 30 s default would still be waiting; the process start alone takes well under 10 s.
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it('rejects a --mcp-timeout-ms that is not a positive integer, naming the flag (exit 2)', async () => {
+    for (const value of ['0', '-5', 'soon', '1.5']) {
+      const run = await runCli(['--mcp', 'x=node -e 0', '--mcp-timeout-ms', value, '--list-tools']);
+      expect(run.code, value).toBe(2);
+      expect(run.stderr).toContain('--mcp-timeout-ms');
+    }
+    const alone = await runCli(['--fake', '--mcp-timeout-ms', '500', 'hi']);
+    expect([alone.code, alone.stderr.trim()]).toEqual([
+      2,
+      'mh: --mcp-timeout-ms needs an --mcp server to apply to',
+    ]);
+  });
+
   it('rejects a server NAME given twice with exit code 2, before starting any server', async () => {
     const run = await runCli([
       '--mcp',
