@@ -239,6 +239,7 @@ describe('RenewingConnection', () => {
           return next;
         },
         clock,
+        () => 1, // the top of the jitter range: the delays are exact
       );
       first.expired = true;
       return { connection, clock, opened: () => opened };
@@ -343,6 +344,7 @@ describe('RenewingConnection', () => {
           return next;
         },
         clock,
+        () => 1,
       );
       // A listener that re-lists a little later, as an application may.
       const relists: Promise<unknown>[] = [];

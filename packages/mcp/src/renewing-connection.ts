@@ -61,18 +61,20 @@ export class RenewingConnection implements McpConnection {
 
   /**
    * Wraps the open session `first`; `open` performs a fresh handshake, which it abandons (and
-   * rejects) once `signal` aborts. `clock` times the delay between failed handshakes.
+   * rejects) once `signal` aborts. `clock` times the delay between failed handshakes and `random`
+   * draws its jitter.
    */
   constructor(
     server: string,
     first: HttpSession,
     open: (signal: AbortSignal) => Promise<HttpSession>,
     clock: Pick<Clock, 'now'> = systemClock,
+    random: () => number = Math.random,
   ) {
     this.#server = server;
     this.#current = first;
     this.#open = open;
-    this.#backoff = new RenewalBackoff(clock);
+    this.#backoff = new RenewalBackoff(clock, random);
     this.#watch(first);
   }
 
