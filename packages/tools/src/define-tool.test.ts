@@ -7,7 +7,8 @@ import { defineTool, type ToolDefinition } from './define-tool.js';
 const context: ToolRunContext = { signal: new AbortController().signal, callId: 'c1', attempt: 1 };
 
 function definition(
-  overrides: Partial<Record<keyof ToolDefinition<z.ZodObject>, unknown>> = {},
+  // Any key, so a misspelt one can be tested too.
+  overrides: Readonly<Record<string, unknown>> = {},
 ): ToolDefinition<z.ZodObject<{ a: z.ZodNumber; b: z.ZodDefault<z.ZodString> }>> {
   return {
     name: 'sample',
@@ -124,6 +125,8 @@ describe('defineTool', () => {
     ['timeoutMs', { timeoutMs: Number.POSITIVE_INFINITY }],
     ['idempotent', { idempotent: 'yes' }],
     ['run', { run: 'not a function' }],
+    ['timeout', { timeout: 500 }],
+    ['readOnly', { readOnly: true }],
   ])('rejects a bad definition with ConfigError naming %s (%j)', (field, overrides) => {
     expect(fieldOf(() => defineTool(definition(overrides)))).toBe(field);
   });

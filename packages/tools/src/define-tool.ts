@@ -1,5 +1,5 @@
 import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { assertOptions, ConfigError } from '@mh/core';
 import type * as z from 'zod';
 import { assertToolFields } from './validate-tool.js';
 import { zodToolSchema } from './zod-tool-schema.js';
@@ -25,9 +25,19 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   run(input: z.output<Schema>, context: ToolRunContext): ToolOutput | Promise<ToolOutput>;
 }
 
+const DEFINITION_KEYS: readonly string[] = [
+  'name',
+  'description',
+  'input',
+  'permission',
+  'timeoutMs',
+  'idempotent',
+  'run',
+];
+
 /**
  * Defines a tool from a zod schema. Throws `ConfigError` naming the bad field (`name`,
- * `description`, `input`, `permission`, `timeoutMs`, `idempotent` or `run`).
+ * `description`, `input`, `permission`, `timeoutMs`, `idempotent` or `run`) or an unknown key.
  *
  * @example
  * ```ts
@@ -49,6 +59,8 @@ export function defineTool<Schema extends z.ZodObject>(
   if (typeof definition !== 'object' || definition === null) {
     throw new ConfigError('definition', 'expected an object');
   }
+  // A misspelt key (`timeout` for `timeoutMs`) would otherwise be dropped without a word.
+  assertOptions(definition, DEFINITION_KEYS, '');
   assertToolFields(definition);
   const schema = zodToolSchema(definition.input);
   const run = definition.run;

@@ -3,7 +3,7 @@ import { ConfigError, toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { ToolExecutor } from './tool-executor.js';
+import { ToolExecutor, type ToolExecutorOptions } from './tool-executor.js';
 import { ToolRegistry } from './tool-registry.js';
 
 function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBlock {
@@ -530,6 +530,17 @@ describe('ToolExecutor', () => {
       });
     expect(create).toThrow(ConfigError);
     expect(fieldOf(create)).toBe('policy');
+  });
+
+  it('rejects a misspelt option with ConfigError naming it', () => {
+    const options = { tools: [echo], grant: ['write'] } as unknown as ToolExecutorOptions;
+    expect(fieldOf(() => new ToolExecutor(options))).toBe('grant');
+  });
+
+  it('rejects missing options with ConfigError, not a TypeError', () => {
+    const create = (): ToolExecutor =>
+      new ToolExecutor(undefined as unknown as ToolExecutorOptions);
+    expect(fieldOf(create)).toBe('options');
   });
 
   it('rejects a maxResultChars below 1 with ConfigError naming it', () => {

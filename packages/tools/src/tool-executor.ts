@@ -11,7 +11,7 @@ import type {
   ToolSpec,
   ToolUseBlock,
 } from '@mh/core';
-import { AsyncQueue, ConfigError, systemClock } from '@mh/core';
+import { AsyncQueue, assertOptions, ConfigError, systemClock } from '@mh/core';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';
@@ -29,6 +29,17 @@ export interface ToolRetryOptions extends BackoffOptions {
   /** Whether a thrown error may go away on a retry (default `isTransientError`). */
   readonly isTransient?: (error: unknown) => boolean;
 }
+
+const EXECUTOR_OPTION_KEYS: readonly string[] = [
+  'registry',
+  'tools',
+  'policy',
+  'grants',
+  'approve',
+  'maxResultChars',
+  'retry',
+  'clock',
+];
 
 /** Settings of `ToolExecutor`. Give `registry` or `tools`, not both. */
 export interface ToolExecutorOptions {
@@ -77,6 +88,8 @@ export class ToolExecutor implements ToolExecutorPort {
 
   /** Creates an executor. Throws `ConfigError` naming the bad option. */
   constructor(options: ToolExecutorOptions) {
+    // A misspelt key (`grant` for `grants`) would otherwise be dropped without a word.
+    assertOptions(options, EXECUTOR_OPTION_KEYS, '');
     if (options.registry !== undefined && options.tools !== undefined) {
       throw new ConfigError('tools', 'give either registry or tools, not both');
     }
