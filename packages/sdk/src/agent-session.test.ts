@@ -1,10 +1,11 @@
-import { type Message, SessionConflictError, validateHistory } from '@mh/core';
+import { ConfigError, type Message, SessionConflictError, validateHistory } from '@mh/core';
 import { scripted } from '@mh/providers';
 import { defineTool } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemorySessionStore } from '../test/memory-session-store.js';
 import { Agent } from './agent.js';
+import type { AgentSession } from './session-binding.js';
 
 function counterTool(name: string, idempotent: boolean, runs: string[]) {
   return defineTool({
@@ -27,6 +28,22 @@ const user = (id: string, text: string): Message => ({
 });
 
 describe('Agent with a session', () => {
+  it.each([
+    ['session.branh', { branh: 'retry' }],
+    ['session.branch', { branch: 5 }],
+    ['session.branch', { branch: '' }],
+    ['session.title', { title: 42 }],
+  ])('rejects a bad session option with ConfigError naming %s', (field, extra) => {
+    const session = { store: new MemorySessionStore(), id: 's1', ...extra } as AgentSession;
+    let error: unknown;
+    try {
+      new Agent({ provider: scripted([]), model: 'm', session });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error) ? error.field : error).toBe(field);
+  });
+
   it('commits every turn and a new agent on the same session continues the conversation', async () => {
     const store = new MemorySessionStore();
     const first = new Agent({

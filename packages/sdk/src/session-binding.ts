@@ -1,5 +1,6 @@
 import {
   applyCompactionPatch,
+  assertOptions,
   type CheckpointMeta,
   type CompactionPatch,
   ConfigError,
@@ -29,6 +30,8 @@ export interface AgentSession {
   /** Title for a new session (default: the first prompt). */
   readonly title?: string;
 }
+
+const SESSION_KEYS: readonly string[] = ['store', 'id', 'branch', 'title'];
 
 /** What recovery decided for one call of an interrupted turn. */
 export type RecoveryAction =
@@ -85,10 +88,17 @@ export class SessionBinding {
   constructor(session: AgentSession) {
     if (session === null || typeof session !== 'object')
       throw new ConfigError('session', 'expected an object');
+    // A misspelt `branch` would otherwise silently work on (and commit to) the current branch.
+    assertOptions(session, SESSION_KEYS, 'session');
     if (typeof session.store?.commit !== 'function')
       throw new ConfigError('session.store', 'expected a SessionStore');
     if (typeof session.id !== 'string' || session.id.trim() === '') {
       throw new ConfigError('session.id', 'expected a non-empty string');
+    }
+    for (const key of ['branch', 'title'] as const) {
+      const value = session[key];
+      if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))
+        throw new ConfigError(`session.${key}`, 'expected a non-empty string');
     }
     this.#session = session;
     this.#branch = session.branch ?? DEFAULT_BRANCH;
