@@ -66,6 +66,11 @@ describe('resolveRetryOptions', () => {
 });
 
 describe('withRetry options', () => {
+  it('rejects a misspelt option with ConfigError naming it', () => {
+    const options = { maxAttempt: 5 } as unknown as WithRetryOptions;
+    expect(rejectedField(() => withRetry(inner, options))).toBe('maxAttempt');
+  });
+
   it('validates its options when wrapping', () => {
     expect(rejectedField(() => withRetry(inner, { maxAttempts: -1 }))).toBe('maxAttempts');
   });

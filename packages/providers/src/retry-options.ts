@@ -1,4 +1,4 @@
-import { type Clock, ConfigError, type ProviderError, systemClock } from '@mh/core';
+import { assertOptions, type Clock, ConfigError, type ProviderError, systemClock } from '@mh/core';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryInfo {
@@ -94,12 +94,25 @@ function checkClock(value: unknown): Clock {
   return value as Clock;
 }
 
+const RETRY_OPTION_KEYS: readonly string[] = [
+  'maxAttempts',
+  'baseDelayMs',
+  'maxDelayMs',
+  'maxRetryAfterMs',
+  'idleTimeoutMs',
+  'clock',
+  'random',
+  'onRetry',
+];
+
 /** Validates `options` and fills in the defaults; throws `ConfigError` naming the first bad field. */
 export function resolveRetryOptions(options: WithRetryOptions | undefined): RetrySettings {
   if (options === undefined) options = {};
   if (options === null || typeof options !== 'object') {
     throw new ConfigError('options', 'expected an object');
   }
+  // A misspelt key (`maxAttempt`) would otherwise leave the default in place without a word.
+  assertOptions(options, RETRY_OPTION_KEYS, '');
   const maxAttempts = options.maxAttempts ?? 3;
   if (typeof maxAttempts !== 'number' || !Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new ConfigError('maxAttempts', `expected an integer >= 1, got ${String(maxAttempts)}`);

@@ -101,4 +101,9 @@ describe('ScriptedProvider', () => {
   it('rejects a script that is not an array with a ConfigError naming turns', () => {
     expect(() => scripted('nope' as never)).toThrow(expect.objectContaining({ field: 'turns' }));
   });
+
+  it('rejects a turn with a misspelt key with a ConfigError naming it', () => {
+    const turns = [{ text: 'one' }, { txt: 'two' }] as never;
+    expect(() => scripted(turns)).toThrow(expect.objectContaining({ field: 'turns[1].txt' }));
+  });
 });

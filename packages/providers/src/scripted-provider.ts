@@ -21,6 +21,18 @@ export interface ScriptedTurn extends TurnContent {
   readonly hangAfterEvents?: number;
 }
 
+const TURN_KEYS: readonly string[] = [
+  'thinking',
+  'text',
+  'toolCalls',
+  'usage',
+  'stopReason',
+  'error',
+  'failAfterEvents',
+  'delayMs',
+  'hangAfterEvents',
+];
+
 /** A scripted step: a fixed turn, or a function of the request (to answer with what it sees). */
 export type ScriptStep = ScriptedTurn | ((request: ModelRequest) => ScriptedTurn);
 
@@ -63,6 +75,8 @@ export class ScriptedProvider implements Provider {
           'expected a turn object or a function returning one',
         );
       }
+      // A misspelt key (`txt`) would otherwise play an empty turn without a word.
+      if (typeof step === 'object') assertOptions(step, TURN_KEYS, `turns[${index}]`);
     });
     assertOptions(options, ['model', 'whenExhausted', 'chunkChars', 'recordRequests'], 'options');
     if (
