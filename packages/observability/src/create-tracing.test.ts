@@ -1,7 +1,7 @@
 import { ConfigError } from '@mh/core';
 import { InMemorySpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { createTracing } from './create-tracing.js';
+import { createTracing, type TracingOptions } from './create-tracing.js';
 import { Redactor } from './redactor.js';
 
 describe('createTracing', () => {
@@ -53,6 +53,21 @@ describe('createTracing', () => {
 
   it('rejects bad redaction options with a ConfigError', () => {
     expect(() => createTracing({ redact: { secrets: [''] } })).toThrow(ConfigError);
+  });
+
+  it.each([
+    ['exportr', { exportr: new InMemorySpanExporter() }],
+    ['exporter', { exporter: {} }],
+    ['onExportError', { onExportError: 'warn' }],
+    ['options', null],
+  ])('rejects a bad option with a ConfigError naming %s', (field, options) => {
+    let error: unknown;
+    try {
+      createTracing(options as unknown as TracingOptions);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error) ? error.field : error).toBe(field);
   });
 
   it('rejects an exportTimeoutMs that is not a positive finite number', () => {

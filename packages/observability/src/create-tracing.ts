@@ -1,4 +1,4 @@
-import { ConfigError, type SpanRecord } from '@mh/core';
+import { assertImplements, assertOptions, ConfigError, type SpanRecord } from '@mh/core';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -105,6 +105,16 @@ function firstError(error: unknown): Error {
   return first instanceof Error ? first : new Error(String(first));
 }
 
+const TRACING_OPTION_KEYS: readonly string[] = [
+  'exporter',
+  'captureContent',
+  'redact',
+  'keepRecords',
+  'resource',
+  'exportTimeoutMs',
+  'onExportError',
+];
+
 /**
  * Wires OpenTelemetry tracing for the agent: a `BasicTracerProvider` whose exporters — an
  * in-memory one behind `records()` and yours — receive only redacted copies of spans, and an
@@ -117,6 +127,11 @@ function firstError(error: unknown): Error {
  * const report = await tracing.shutdown(); // never rejects; report.ok, failedSpans, reasons
  */
 export function createTracing(options: TracingOptions = {}): Tracing {
+  // A misspelt `exporter` would otherwise send nothing anywhere, without a word.
+  assertOptions(options, TRACING_OPTION_KEYS, '');
+  assertImplements(options.exporter, ['export', 'shutdown'], 'exporter', 'a SpanExporter');
+  if (options.onExportError !== undefined && typeof options.onExportError !== 'function')
+    throw new ConfigError('onExportError', 'expected a function');
   const redactor =
     options.redact instanceof Redactor ? options.redact : new Redactor(options.redact);
   const timeoutMs = options.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
