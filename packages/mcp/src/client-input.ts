@@ -105,4 +105,22 @@ export function checkParams(params: McpServerParams): void {
   if (typeof params.command !== 'string' || params.command === '') {
     throw new ConfigError('params.command', 'expected a command');
   }
+  // Checked here, not at spawn: `args: 'a b'` would otherwise fail only at connect().
+  if (params.args !== undefined) {
+    if (!Array.isArray(params.args))
+      throw new ConfigError('params.args', 'expected an array of strings');
+    params.args.forEach((arg, index) => {
+      if (typeof arg !== 'string')
+        throw new ConfigError(`params.args[${index}]`, 'expected a string');
+    });
+  }
+  if (params.env !== undefined) {
+    if (typeof params.env !== 'object' || params.env === null || Array.isArray(params.env))
+      throw new ConfigError('params.env', 'expected an object of strings');
+    for (const [key, value] of Object.entries(params.env))
+      if (typeof value !== 'string')
+        throw new ConfigError(`params.env.${key}`, 'expected a string');
+  }
+  if (params.cwd !== undefined && (typeof params.cwd !== 'string' || params.cwd === ''))
+    throw new ConfigError('params.cwd', 'expected a directory path');
 }

@@ -36,6 +36,17 @@ describe('McpClient construction', () => {
     );
   });
 
+  it('rejects malformed stdio args, env and cwd with ConfigError naming the field', () => {
+    const stdio = (params: object): string | undefined =>
+      field(() => new McpClient('a', { command: 'x', ...params } as never));
+    expect(stdio({ args: 'a b' })).toBe('params.args');
+    expect(stdio({ args: ['ok', 1] })).toBe('params.args[1]');
+    expect(stdio({ env: 'A=1' })).toBe('params.env');
+    expect(stdio({ env: { A: 1 } })).toBe('params.env.A');
+    expect(stdio({ cwd: 5 })).toBe('params.cwd');
+    expect(stdio({ args: ['ok'], env: { A: '1' }, cwd: '.' })).toBeUndefined();
+  });
+
   it("rejects a name whose tool names would be ambiguous: '__' or a final '_', as sanitised", () => {
     for (const name of ['a__b', 'a_', 'a..b', 'a.'])
       expect(field(() => new McpClient(name, { command: 'x' }))).toBe('name');

@@ -1,4 +1,4 @@
-import type { Tool } from '@mh/core';
+import { ConfigError, type Tool } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import type { McpCallResult, McpToolInfo } from './mcp-connection.js';
 import { type McpToolSource, registerMcpTools, toolOutput } from './register-mcp-tools.js';
@@ -107,5 +107,15 @@ describe('toolOutput', () => {
     const text = typeof output === 'string' ? output : (output.content[0] as { text: string }).text;
     expect(text).toContain('[image: image/png, 12345 bytes]');
     expect(text).not.toContain(data.slice(0, 100));
+  });
+});
+
+describe('registerMcpTools input', () => {
+  it('rejects a client without listTools() and callTool() with ConfigError naming client', async () => {
+    for (const client of [null, {}, { listTools: async () => [] }]) {
+      const registry = { register: (): void => {} };
+      const error = await registerMcpTools(registry, client as never).catch((caught) => caught);
+      expect(ConfigError.isInstance(error) ? error.field : error).toBe('client');
+    }
   });
 });

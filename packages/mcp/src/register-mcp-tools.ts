@@ -123,6 +123,9 @@ export async function registerMcpTools(
   if (typeof registry?.register !== 'function') {
     throw new ConfigError('registry', 'expected an object with register(tool)');
   }
+  if (typeof client?.listTools !== 'function' || typeof client.callTool !== 'function') {
+    throw new ConfigError('client', 'expected an McpClient (with listTools() and callTool())');
+  }
   if (options.allow !== undefined && !Array.isArray(options.allow)) {
     throw new ConfigError('options.allow', 'expected an array of tool names');
   }
