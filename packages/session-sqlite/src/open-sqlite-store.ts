@@ -1,4 +1,4 @@
-import { ConfigError } from '@mh/core';
+import { assertOptions, ConfigError } from '@mh/core';
 import { openSqliteBackend } from './sqlite-backend.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 
@@ -41,6 +41,8 @@ export async function openSqliteStore(
   if (typeof path !== 'string' || path.length === 0 || path === ':memory:') {
     throw new ConfigError('path', 'expected the path of a database file');
   }
+  // A misspelt key (`busyTimeout`) would otherwise keep the default without a word.
+  assertOptions(options, ['busyTimeoutMs', 'now', 'newSessionId', 'onQuery'], '');
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new ConfigError('busyTimeoutMs', 'expected a non-negative number of milliseconds');

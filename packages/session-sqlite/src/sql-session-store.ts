@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   type BranchInfo,
   type Checkpoint,
   type CheckpointMeta,
@@ -83,6 +84,8 @@ export class SqlSessionStore implements SessionStore {
   async createSession(
     options: { readonly id?: string; readonly title?: string } = {},
   ): Promise<SessionInfo> {
+    // A misspelt `title` would otherwise create an untitled session without a word.
+    assertOptions(options, ['id', 'title'], '');
     const id = options.id ?? this.#hooks.newSessionId();
     if (typeof id !== 'string' || id.length === 0) {
       throw new ConfigError('id', 'expected a non-empty session id');

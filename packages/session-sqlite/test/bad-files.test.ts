@@ -126,3 +126,18 @@ describe('openSqliteStore with a file that is not ours', () => {
     await again.close();
   });
 });
+
+describe('openSqliteStore options', () => {
+  it('rejects a misspelt option with ConfigError naming it, creating no file', async () => {
+    const folder = await tempDir();
+    try {
+      const path = join(folder.dir, 'typo.db');
+      const options = { busyTimeout: 100 } as never;
+      const error = await openSqliteStore(path, options).catch((caught: unknown) => caught);
+      expect(ConfigError.isInstance(error) ? error.field : error).toBe('busyTimeout');
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      await folder.remove();
+    }
+  });
+});

@@ -66,6 +66,13 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
         expect(a.title).toBeUndefined();
       });
 
+      it('rejects a misspelt option with ConfigError naming it', async () => {
+        const error = await store
+          .createSession({ titel: 'x' } as never)
+          .catch((caught: unknown) => caught);
+        expect(ConfigError.isInstance(error) ? error.field : error).toBe('titel');
+      });
+
       it('rejects an id that is already in use', async () => {
         await store.createSession({ id: 'dup' });
         await expectConfigError(store.createSession({ id: 'dup' }), 'dup');
