@@ -83,4 +83,14 @@ describe('defaultPermissionPolicy.preview', () => {
     expect(await policy.preview?.(request('exec'))).toBe('ask');
     expect(asked).toBe(0);
   });
+
+  it('rejects a misspelt option with ConfigError naming it', () => {
+    let error: unknown;
+    try {
+      defaultPermissionPolicy({ grant: ['write'] } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error) && error.field).toBe('grant');
+  });
 });

@@ -5,7 +5,7 @@ import type {
   PermissionPreview,
   PermissionRequest,
 } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { assertOptions, ConfigError } from '@mh/core';
 import { isPermission } from './validate-tool.js';
 
 /** Asks someone (a terminal prompt, a UI) whether one call may run; true allows it. */
@@ -31,6 +31,8 @@ export interface DefaultPermissionPolicyOptions {
 export function defaultPermissionPolicy(
   options: DefaultPermissionPolicyOptions = {},
 ): PermissionPolicy {
+  // A misspelt `grants` would otherwise deny every write and exec call without saying why.
+  assertOptions(options, ['grants', 'approve'], '');
   const grants = options.grants ?? [];
   if (!Array.isArray(grants) || !grants.every(isPermission)) {
     throw new ConfigError('grants', "expected an array of 'read', 'write' or 'exec'");
