@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from './clock.js';
+import { shownValue } from './config-checks.js';
 import { ConfigError } from './errors.js';
 
 /** Settings of exponential backoff with full jitter. */
@@ -41,7 +42,7 @@ export function backoffDelay(
 function nonNegative(value: number | undefined, fallback: number, field: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigError(field, `expected a number >= 0, got ${String(value)}`);
+    throw new ConfigError(field, `expected a number >= 0, got ${shownValue(value)}`);
   }
   return value;
 }

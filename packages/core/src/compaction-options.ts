@@ -1,3 +1,4 @@
+import { shownValue } from './config-checks.js';
 import type { ContextMeter } from './context-meter.js';
 import { ConfigError } from './errors.js';
 import { defaultModels } from './model-table.js';
@@ -62,20 +63,20 @@ export function resolveCompaction(options: CompactionOptions, model: string): Re
   if (!Number.isInteger(window) || window < 1_000)
     throw new ConfigError(
       field('contextWindow'),
-      `expected an integer >= 1000, got ${String(window)}`,
+      `expected an integer >= 1000, got ${shownValue(window)}`,
     );
   const threshold = fraction(options.threshold, 0.8, field('threshold'));
   const keepRecent = options.keepRecentTokens ?? Math.floor(window / 5);
   if (!Number.isInteger(keepRecent) || keepRecent < 0 || keepRecent >= window * threshold)
     throw new ConfigError(
       field('keepRecentTokens'),
-      `expected an integer in [0, ${Math.floor(window * threshold)}), got ${String(keepRecent)}`,
+      `expected an integer in [0, ${Math.floor(window * threshold)}), got ${shownValue(keepRecent)}`,
     );
   const trim = options.trimToolResultTokens ?? 512;
   if (!Number.isInteger(trim) || trim < 32)
     throw new ConfigError(
       field('trimToolResultTokens'),
-      `expected an integer >= 32, got ${String(trim)}`,
+      `expected an integer >= 32, got ${shownValue(trim)}`,
     );
   if (options.summarizer !== undefined && typeof options.summarizer?.summarize !== 'function')
     throw new ConfigError(field('summarizer'), 'expected a Summarizer with a summarize() method');
@@ -98,6 +99,6 @@ export function resolveCompaction(options: CompactionOptions, model: string): Re
 function fraction(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0 && value < 1))
-    throw new ConfigError(name, `expected a fraction between 0 and 1, got ${String(value)}`);
+    throw new ConfigError(name, `expected a fraction between 0 and 1, got ${shownValue(value)}`);
   return value;
 }

@@ -51,3 +51,11 @@ export function assertCollaborators(options: {
   assertImplements(options.clock, ['now', 'sleep'], 'clock', 'a Clock');
   assertImplements(options.pricing, ['cost', 'lookup'], 'pricing', 'a PricingTable');
 }
+
+/**
+ * A value as an error message shows it: a string quoted and named, so `'3'` given for a number
+ * reads `"3" (a string)`, not `3`.
+ */
+export function shownValue(value: unknown): string {
+  return typeof value === 'string' ? `${JSON.stringify(value)} (a string)` : String(value);
+}

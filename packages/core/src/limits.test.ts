@@ -52,6 +52,11 @@ describe('validateLimits', () => {
     expect(configErrorOf(() => validateLimits(limits)).field).toBe('limits');
   });
 
+  it('quotes a string given for a number, so "3" is not shown as 3', () => {
+    const limits = { maxTurns: '3' } as unknown as Parameters<typeof validateLimits>[0];
+    expect(configErrorOf(() => validateLimits(limits)).message).toContain('got "3" (a string)');
+  });
+
   it('prefixes fields with the given path', () => {
     expect(configErrorOf(() => validateLimits({ maxTurns: 0 }, 'agent.limits')).field).toBe(
       'agent.limits.maxTurns',

@@ -1,4 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
+import { shownValue } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import type { ToolUseBlock } from './messages.js';
 
@@ -49,10 +50,16 @@ export function validateLimits(limits: unknown, field = 'limits'): Limits {
     const value = record[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new ConfigError(`${field}.${key}`, `expected a positive number, got ${String(value)}`);
+      throw new ConfigError(
+        `${field}.${key}`,
+        `expected a positive number, got ${shownValue(value)}`,
+      );
     }
     if (integers.includes(key) && !Number.isInteger(value)) {
-      throw new ConfigError(`${field}.${key}`, `expected a positive integer, got ${value}`);
+      throw new ConfigError(
+        `${field}.${key}`,
+        `expected a positive integer, got ${shownValue(value)}`,
+      );
     }
     if (key === 'timeoutMs' && value > MAX_TIMEOUT_MS) {
       throw new ConfigError(

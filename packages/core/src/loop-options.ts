@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { CompactionOptions } from './compaction-options.js';
 import type { CompactionEvent } from './compaction-record.js';
-import { assertCollaborators, assertOptions } from './config-checks.js';
+import { assertCollaborators, assertOptions, shownValue } from './config-checks.js';
 import type { ContextMeterState } from './context-meter.js';
 import { ConfigError } from './errors.js';
 import { type Limits, validateLimits } from './limits.js';
@@ -121,7 +121,7 @@ export function checkSampling(options: {
   if (options.maxOutputTokens !== undefined && !isPositiveInteger(options.maxOutputTokens)) {
     throw new ConfigError(
       'maxOutputTokens',
-      `expected a positive integer, got ${String(options.maxOutputTokens)}`,
+      `expected a positive integer, got ${shownValue(options.maxOutputTokens)}`,
     );
   }
   const temperature = options.temperature;
@@ -129,7 +129,7 @@ export function checkSampling(options: {
     temperature !== undefined &&
     (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0)
   ) {
-    throw new ConfigError('temperature', `expected a number >= 0, got ${String(temperature)}`);
+    throw new ConfigError('temperature', `expected a number >= 0, got ${shownValue(temperature)}`);
   }
 }
 

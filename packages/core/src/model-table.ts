@@ -1,3 +1,4 @@
+import { shownValue } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import { lookupModel } from './model-lookup.js';
 
@@ -38,7 +39,7 @@ function checkInfo(model: string, info: unknown): ModelInfo {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
       throw new ConfigError(
         `models.${model}.${key}`,
-        `expected a positive integer, got ${String(value)}`,
+        `expected a positive integer, got ${shownValue(value)}`,
       );
     }
   }

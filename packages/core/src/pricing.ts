@@ -1,3 +1,4 @@
+import { shownValue } from './config-checks.js';
 import { ConfigError } from './errors.js';
 import { lookupModel } from './model-lookup.js';
 import type { Usage } from './usage.js';
@@ -110,7 +111,7 @@ function checkPrice(model: string, price: unknown): ModelPrice {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new ConfigError(
         `${field}.${key}`,
-        `expected a non-negative number, got ${String(value)}`,
+        `expected a non-negative number, got ${shownValue(value)}`,
       );
     }
   }
