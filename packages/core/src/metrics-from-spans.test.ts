@@ -189,3 +189,11 @@ describe('metricsFromSpans on a two-run session driven by runLoop', () => {
     expect(metricsFromSpans(secondRun).turns).toBe(1);
   });
 });
+
+describe('metricsFromSpans input', () => {
+  it('rejects records that are not an array with ConfigError naming records', () => {
+    expect(() => metricsFromSpans(null as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', field: 'records' }),
+    );
+  });
+});

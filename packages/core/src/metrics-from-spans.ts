@@ -1,3 +1,4 @@
+import { ConfigError } from './errors.js';
 import { percentile } from './percentile.js';
 import { childrenBySpanId, type SpanRecord, spanDurationMs } from './span-record.js';
 import { SPAN_ATTRIBUTES as A } from './trace-vocabulary.js';
@@ -117,6 +118,8 @@ function tokensOf(records: readonly SpanRecord[]): TokenCounts {
  * that wrongly carried a session's running total could not inflate them (SPEC defect 2).
  */
 export function metricsFromSpans(records: readonly SpanRecord[]): SpanMetrics {
+  if (!Array.isArray(records))
+    throw new ConfigError('records', 'expected an array of span records, e.g. tracing.records()');
   const named = (name: string): SpanRecord[] => records.filter((record) => record.name === name);
   const runs = named(SPAN_NAMES.run).sort((a, b) => a.startTimeMs - b.startTimeMs);
   const models = named(SPAN_NAMES.model);

@@ -113,3 +113,11 @@ describe('renderTree', () => {
     expect(renderTree([])).toBe('');
   });
 });
+
+describe('renderTree input', () => {
+  it('rejects records that are not an array with ConfigError naming records', () => {
+    expect(() => renderTree(null as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', field: 'records' }),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import {
   SPAN_ATTRIBUTES as A,
+  ConfigError,
   childrenBySpanId,
   SPAN_EVENTS,
   SPAN_NAMES,
@@ -130,6 +131,8 @@ function line(record: SpanRecord): string {
  * //    └─ model claude-sonnet-4-5 · 705ms · ttft 388ms · in 1.1k (cache read 1.5k) out 56 · $0.00102
  */
 export function renderTree(records: readonly SpanRecord[]): string {
+  if (!Array.isArray(records))
+    throw new ConfigError('records', 'expected an array of span records, e.g. tracing.records()');
   const children = childrenBySpanId(records);
   const lines: string[] = [];
   const visit = (record: SpanRecord, prefix: string, branch: string): void => {
