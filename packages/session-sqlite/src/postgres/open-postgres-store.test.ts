@@ -33,4 +33,9 @@ describe('openPostgresStore options', () => {
     ).toBe('idleInTransactionTimeoutMs');
     expect(await fieldOf({ connectionString: url, now: 5 as unknown as () => number })).toBe('now');
   });
+
+  it('rejects a misspelt option (it would leave schema or a timeout at its default)', async () => {
+    const options = { connectionString: url, schma: 'app' } as unknown as PostgresStoreOptions;
+    expect(await fieldOf(options)).toBe('schma');
+  });
 });

@@ -1,4 +1,4 @@
-import { ConfigError } from '@mh/core';
+import { assertOptions, ConfigError } from '@mh/core';
 import { Kysely, PostgresDialect } from 'kysely';
 import { loadOptionalPeer } from '../optional-peer.js';
 import type { StoreDatabase } from '../store-database.js';
@@ -51,6 +51,19 @@ function milliseconds(value: number | undefined, field: string, fallback: number
 }
 
 /** The options, checked, with their defaults. */
+const POSTGRES_OPTION_KEYS: readonly string[] = [
+  'connectionString',
+  'schema',
+  'poolSize',
+  'statementTimeoutMs',
+  'lockTimeoutMs',
+  'connectTimeoutMs',
+  'idleInTransactionTimeoutMs',
+  'now',
+  'newSessionId',
+  'onQuery',
+];
+
 function checkOptions(options: PostgresStoreOptions): {
   schema: string;
   poolSize: number;
@@ -60,6 +73,8 @@ function checkOptions(options: PostgresStoreOptions): {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigError('options', 'expected { connectionString }');
   }
+  // A misspelt `schema` would otherwise put the tables in `mh` without a word.
+  assertOptions(options, POSTGRES_OPTION_KEYS, '');
   const schema = options.schema ?? 'mh';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
     throw new ConfigError('schema', 'expected an identifier: letters, digits, _ (at most 63)');
