@@ -283,7 +283,10 @@ export class Compactor {
     const { meter } = this.#deps;
     const window = this.#settings.contextWindow;
     const current = outcome.history ?? history;
-    const tokens = outcome.history ? meter.estimate(requestOf(current, context)) : base.before;
+    // A changed history's size is its last record's (each stage measured what it produced).
+    const tokens = outcome.history
+      ? (outcome.events.at(-1)?.record.tokensAfter ?? meter.estimate(requestOf(current, context)))
+      : base.before;
     if (tokens <= window) {
       this.#overNoted = false;
       return outcome;

@@ -185,6 +185,7 @@ export {
 export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './trim.js';
 export {
   checkBoundary,
+  fenceBoundaryOf,
   fenceUntrusted,
   injectionDefenseRule,
   newBoundary,

@@ -9,13 +9,17 @@ const BOUNDARY_PATTERN = /^[a-z][a-z-]{7,63}$/;
 /** Random letters in a generated boundary: 20 letters, about 94 bits. */
 const RANDOM_LETTERS = 20;
 
+/** The opening of a fence: its header line, then `<<<` and the boundary (captured). */
+const FENCE_OPENING = String.raw`\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n`;
+
 /** Matches a fence made by `fenceUntrusted`, whatever its boundary: opening, data, closing. */
-const FENCE_PATTERN =
-  /^(\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n)([\s\S]*)(\n\2>>>)$/;
+const FENCE_PATTERN = new RegExp(String.raw`^(${FENCE_OPENING})([\s\S]*)(\n\2>>>)$`);
 
 /** The opening or the closing text block of a fenced tool result that holds images. */
-const FENCE_EDGE_PATTERN =
-  /^(\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<[a-z][a-z-]{7,63}\n|\n[a-z][a-z-]{7,63}>>>)$/;
+const FENCE_EDGE_PATTERN = new RegExp(String.raw`^(?:${FENCE_OPENING}|\n[a-z][a-z-]{7,63}>>>)$`);
+
+/** Text that starts with a fence's opening. */
+const FENCE_START_PATTERN = new RegExp(`^${FENCE_OPENING}`);
 
 /**
  * A new random boundary token (`untrusted-` and 20 random letters). A file cannot close a fence
@@ -100,6 +104,14 @@ export interface FenceParts {
 export function splitFence(text: string): FenceParts | undefined {
   const match = FENCE_PATTERN.exec(text);
   return match ? { open: match[1] ?? '', data: match[3] ?? '', close: match[4] ?? '' } : undefined;
+}
+
+/**
+ * The boundary of the fence `text` opens with (a fenced result, or the opening block of a fenced
+ * result with images), or undefined when it does not open one.
+ */
+export function fenceBoundaryOf(text: string): string | undefined {
+  return FENCE_START_PATTERN.exec(text)?.[1];
 }
 
 /**

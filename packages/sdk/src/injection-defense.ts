@@ -2,6 +2,7 @@ import {
   assertOptions,
   ConfigError,
   checkBoundary,
+  fenceBoundaryOf,
   injectionDefenseRule,
   type Message,
   newBoundary,
@@ -31,9 +32,6 @@ export type Refence = (
   messages: readonly Message[],
   options?: { readonly journaled?: boolean },
 ) => Message[];
-
-/** The opening of a fence (`fenceUntrusted`): header line, then `<<<` and the boundary. */
-const FENCE_OPENING = /^\[[^\]\n]*untrusted data[^\]\n]*\]\n<<<([a-z][a-z-]{7,63})\n/;
 
 /**
  * Applies `AgentOptions.injectionDefense` (default on): tool results are fenced as untrusted data
@@ -113,7 +111,7 @@ export class InjectionDefense {
       const found = new Set(stored);
       for (const block of messages.flatMap((message) => message.content)) {
         const first = block.type === 'tool_result' ? block.content[0] : undefined;
-        const token = first?.type === 'text' ? FENCE_OPENING.exec(first.text)?.[1] : undefined;
+        const token = first?.type === 'text' ? fenceBoundaryOf(first.text) : undefined;
         if (token !== undefined) found.add(token);
       }
       found.delete(target);

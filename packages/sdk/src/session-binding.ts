@@ -83,7 +83,11 @@ export class SessionBinding {
     messages: [],
   };
   #boundaries: string[] = [];
-  #boundary: string | undefined;
+  /**
+   * The injection defence's boundary of what this agent commits (undefined: the defence is off),
+   * recorded with each checkpoint so the next agent on the session can fence with the same one.
+   */
+  boundary: string | undefined;
 
   constructor(session: AgentSession) {
     if (session === null || typeof session !== 'object')
@@ -184,18 +188,6 @@ export class SessionBinding {
     return this.#boundaries;
   }
 
-  /**
-   * The injection defence's boundary of what this agent commits (undefined: the defence is off),
-   * recorded with each checkpoint so the next agent on the session can fence with the same one.
-   */
-  get boundary(): string | undefined {
-    return this.#boundary;
-  }
-
-  set boundary(boundary: string | undefined) {
-    this.#boundary = boundary;
-  }
-
   /** The interrupted turn of this branch, if one was journaled on top of the current head. */
   async pendingTurn(): Promise<PendingTurn | undefined> {
     const pending = await this.#session.store.pendingTurn(this.#session.id, this.#branch);
@@ -240,7 +232,7 @@ export class SessionBinding {
     const patches = this.#pendingPatches;
     const extra: Record<string, unknown> = { ...meta.extra };
     if (patches.length > 0) extra.compactions = patches;
-    if (this.#boundary !== undefined) extra[BOUNDARY_KEY] = this.#boundary;
+    if (this.boundary !== undefined) extra[BOUNDARY_KEY] = this.boundary;
     const withPatches: CheckpointMeta = Object.keys(extra).length === 0 ? meta : { ...meta, extra };
     const checkpoint = await this.#session.store.commit(
       this.#session.id,
@@ -251,10 +243,7 @@ export class SessionBinding {
     this.#head = checkpoint.id;
     this.#committed += messages.length;
     this.#viewLength = this.#committed;
-    const boundary = this.#boundary;
-    if (boundary !== undefined) {
-      this.#boundaries = [...this.#boundaries.filter((known) => known !== boundary), boundary];
-    }
+    if (this.boundary !== undefined) this.#boundaries = withNewest(this.#boundaries, this.boundary);
   }
 }
 
@@ -267,9 +256,14 @@ function storedBoundaries(state: SessionState): string[] {
   for (const checkpoint of state.checkpoints) {
     const boundary = checkpoint.meta.extra?.[BOUNDARY_KEY];
     // Not recorded (older checkpoints, the defence off) or not a boundary: nothing to follow.
-    if (isBoundary(boundary)) found = [...found.filter((known) => known !== boundary), boundary];
+    if (isBoundary(boundary)) found = withNewest(found, boundary);
   }
   return found;
+}
+
+/** `boundaries` with `boundary` moved (or added) to the end, as the newest. */
+function withNewest(boundaries: readonly string[], boundary: string): string[] {
+  return [...boundaries.filter((known) => known !== boundary), boundary];
 }
 
 function isBoundary(value: unknown): value is string {
