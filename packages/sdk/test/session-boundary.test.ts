@@ -48,6 +48,39 @@ async function tempStore(): Promise<{
   return { store: await reopen(), reopen };
 }
 
+/**
+ * A non-idempotent tool whose call never ends while the test runs (the process "dies" with the
+ * call started), and the release that lets it end at last.
+ */
+function hangingTool(
+  name: string,
+  description: string,
+  answer: string,
+  permission: 'read' | 'write' = 'read',
+) {
+  let release: () => void = () => {};
+  const tool = defineTool({
+    name,
+    description,
+    permission,
+    idempotent: false,
+    input: z.object({}),
+    run: () => new Promise<string>((resolve) => (release = () => resolve(answer))),
+  });
+  return { tool, release: () => release() };
+}
+
+/** A model that reads the note and calls `tool` in one turn, then is gone (it crashed). */
+const readThenCall = (tool: string): ScriptedProvider =>
+  scripted([
+    {
+      toolCalls: [
+        { name: 'read_note', input: {} },
+        { name: tool, input: {} },
+      ],
+    },
+  ]);
+
 /** Waits until the interrupted turn of session `s` has a journaled result (the session may not exist yet). */
 async function journaledResult(store: SqliteSessionStore): Promise<void> {
   for (;;) {
@@ -115,23 +148,13 @@ describe('Agent injection defence with a session', () => {
 
   it('resumes an interrupted turn with the boundary of the session', async () => {
     const { store, reopen } = await tempStore();
-    let release: () => void = () => {};
-    const charge = defineTool({
-      name: 'charge',
-      description: 'Charges the card.',
-      permission: 'write',
-      input: z.object({}),
-      // Never returns while the test runs: the process "dies" with the call started.
-      run: () => new Promise<string>((resolve) => (release = () => resolve('charged'))),
-    });
-    const crashed = scripted([
-      {
-        toolCalls: [
-          { name: 'read_note', input: {} },
-          { name: 'charge', input: {} },
-        ],
-      },
-    ]);
+    const { tool: charge, release } = hangingTool(
+      'charge',
+      'Charges the card.',
+      'charged',
+      'write',
+    );
+    const crashed = readThenCall('charge');
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
@@ -208,23 +231,8 @@ describe('Agent injection defence with a session', () => {
 
   it('re-fences a resumed turn under an explicit boundary', async () => {
     const { store, reopen } = await tempStore();
-    let release: () => void = () => {};
-    const hang = defineTool({
-      name: 'hang',
-      description: 'Waits.',
-      permission: 'read',
-      idempotent: false,
-      input: z.object({}),
-      run: () => new Promise<string>((resolve) => (release = () => resolve('done'))),
-    });
-    const crashed = scripted([
-      {
-        toolCalls: [
-          { name: 'read_note', input: {} },
-          { name: 'hang', input: {} },
-        ],
-      },
-    ]);
+    const { tool: hang, release } = hangingTool('hang', 'Waits.', 'done');
+    const crashed = readThenCall('hang');
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
@@ -434,25 +442,10 @@ describe('Agent injection defence with a session', () => {
       },
       { expectedHead: null },
     );
-    let release: () => void = () => {};
-    const hang = defineTool({
-      name: 'hang',
-      description: 'Waits.',
-      permission: 'read',
-      idempotent: false,
-      input: z.object({}),
-      run: () => new Promise<string>((resolve) => (release = () => resolve('done'))),
-    });
+    const { tool: hang, release } = hangingTool('hang', 'Waits.', 'done');
     // A worker with a configured boundary resumes it: nothing new to commit, so its token is
     // recorded nowhere before it journals a result fenced with it, and then it dies.
-    const crashed = scripted([
-      {
-        toolCalls: [
-          { name: 'read_note', input: {} },
-          { name: 'hang', input: {} },
-        ],
-      },
-    ]);
+    const crashed = readThenCall('hang');
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
