@@ -103,3 +103,23 @@ export function previewFindings(
   }
   return findings;
 }
+
+/** The `tool-decision` finding for a call whose preview threw: the replay cannot vouch for it. */
+export function previewFailure(
+  recorded: RecordedToolOutcome,
+  call: ToolUseBlock,
+  error: unknown,
+  context: PreviewFindingContext,
+): DriftFinding {
+  const reason = error instanceof Error ? error.message : String(error);
+  return driftFinding(
+    {
+      kind: 'tool-decision',
+      ...context,
+      path: `${joinPath('toolCalls', call.id)}.status`,
+      recorded: recorded.status,
+      actual: 'preview-failed',
+    },
+    `tool call ${call.id} (${call.name}): the executor's preview failed: ${reason}`,
+  );
+}

@@ -13,7 +13,7 @@ import type { CassetteKey, ToolEntry } from './cassette-format.js';
 import { executeRecording } from './recording-tool-executor.js';
 import { type DriftFinding, driftError, driftFinding, excerpt } from './replay-drift.js';
 import { diffValues, joinPath } from './request-diff.js';
-import { previewFindings } from './tool-replay-preview.js';
+import { previewFailure, previewFindings } from './tool-replay-preview.js';
 
 /** The text a lockdown replay answers an unrecorded call with. */
 export const UNRECORDED_TOOL_TEXT =
@@ -167,19 +167,7 @@ export class ReplayToolExecutor implements ToolExecutor {
       preview = await this.#inner.preview(call);
     } catch (error) {
       // The replay cannot vouch for the call: a finding (strict replays fail on it), not a crash.
-      const reason = error instanceof Error ? error.message : String(error);
-      this.#reportAll([
-        driftFinding(
-          {
-            kind: 'tool-decision',
-            ...context,
-            path: joinPath(joinPath('toolCalls', call.id), 'status'),
-            recorded: entry.outcome.status,
-            actual: 'preview-failed',
-          },
-          `tool call ${call.id} (${call.name}): the executor's preview failed: ${reason}`,
-        ),
-      ]);
+      this.#reportAll([previewFailure(entry.outcome, call, error, context)]);
       return;
     }
     this.#reportAll(previewFindings(entry.outcome, call, preview, context));
