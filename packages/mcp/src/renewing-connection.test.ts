@@ -59,6 +59,21 @@ class FakeSession implements HttpSession {
   }
 }
 
+/** Lets the pending promise callbacks and timers of this turn run. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A connection over `first` whose handshakes call `open`, on a fake clock, at the top of the
+ * jitter range (the backoff delays are exact).
+ */
+function onFakeClock(
+  first: FakeSession,
+  open: () => Promise<HttpSession>,
+): { connection: RenewingConnection; clock: { time: number; now: () => number } } {
+  const clock = { time: 0, now: () => clock.time };
+  return { connection: new RenewingConnection('s', first, open, clock, () => 1), clock };
+}
+
 /** A handshake that completes when `finish` is called. */
 function slowOpen(next: FakeSession): { open: () => Promise<HttpSession>; finish: () => void } {
   let finish = (): void => {};
@@ -81,7 +96,7 @@ describe('RenewingConnection', () => {
     controller.abort();
     await expect(cancelled).rejects.toSatisfy(CancelledError.isInstance);
     finish();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     second.settle();
     await expect(other).resolves.toEqual({ method: 'tools/list' });
   });
@@ -104,7 +119,7 @@ describe('RenewingConnection', () => {
     const pending = connection.request('tools/call', { name: 'slow' });
     first.expired = true;
     const retried = connection.request('tools/list', {});
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     expect(first.abandoned).toBe(false);
     second.settle();
     await expect(retried).resolves.toEqual({ method: 'tools/list' });
@@ -122,7 +137,7 @@ describe('RenewingConnection', () => {
     connection.onNotification('notifications/tools/list_changed', () => calls++);
     first.expired = true;
     const retried = connection.request('tools/list', {});
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     expect(calls).toBe(1);
     for (const each of first.listeners) each();
     expect(calls).toBe(1);
@@ -139,7 +154,7 @@ describe('RenewingConnection', () => {
     const connection = new RenewingConnection('s', first, open);
     first.expired = true;
     const request = connection.request('tools/list', {}).catch((caught: unknown) => caught);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     const closing = connection.close();
     finish();
     await closing;
@@ -175,12 +190,12 @@ describe('RenewingConnection', () => {
     connection.onNotification('notifications/tools/list_changed', () => listened++);
     first.expired = true;
     const request = connection.request('tools/call', {}).catch((caught: unknown) => caught);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     const closing = connection.close();
     finish();
     await closing;
     const error = await request;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
     expect(second.received).toEqual([]);
     expect(second.closed).toBe(true);
     expect(listened).toBe(0);
@@ -228,19 +243,12 @@ describe('RenewingConnection', () => {
     /** A connection whose handshakes follow `results` (a session, or a failure), on a fake clock. */
     function failing(results: (FakeSession | Error)[]) {
       const first = new FakeSession();
-      const clock = { time: 0, now: () => clock.time };
       let opened = 0;
-      const connection = new RenewingConnection(
-        's',
-        first,
-        async () => {
-          const next = results[opened++];
-          if (!next || next instanceof Error) throw next ?? REFUSED;
-          return next;
-        },
-        clock,
-        () => 1, // the top of the jitter range: the delays are exact
-      );
+      const { connection, clock } = onFakeClock(first, async () => {
+        const next = results[opened++];
+        if (!next || next instanceof Error) throw next ?? REFUSED;
+        return next;
+      });
       first.expired = true;
       return { connection, clock, opened: () => opened };
     }
@@ -265,7 +273,7 @@ describe('RenewingConnection', () => {
       }
       clock.time = 1000;
       const later = connection.request('tools/call', {});
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       second.settle();
       await expect(later).resolves.toEqual({ method: 'tools/call' });
       expect(opened()).toBe(2);
@@ -296,7 +304,7 @@ describe('RenewingConnection', () => {
       await failure(connection.request('tools/call', {}));
       clock.time = 3000;
       const ok = connection.request('tools/list', {});
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       second.settle();
       await ok;
       second.expired = true;
@@ -311,7 +319,7 @@ describe('RenewingConnection', () => {
       await failure(connection.request('tools/call', {}));
       clock.time = 1000;
       const requests = Array.from({ length: 4 }, () => connection.request('tools/call', {}));
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       second.settle();
       await Promise.all(requests);
       expect(opened()).toBe(2);
@@ -332,20 +340,13 @@ describe('RenewingConnection', () => {
   describe('when each new session is ended before it answers anything', () => {
     it('waits out the delay before the next handshake, so a re-listing listener cannot loop', async () => {
       const first = new FakeSession();
-      const clock = { time: 0, now: () => clock.time };
       let opened = 0;
-      const connection = new RenewingConnection(
-        's',
-        first,
-        async () => {
-          opened++;
-          const next = new FakeSession();
-          next.expired = true;
-          return next;
-        },
-        clock,
-        () => 1,
-      );
+      const { connection, clock } = onFakeClock(first, async () => {
+        opened++;
+        const next = new FakeSession();
+        next.expired = true;
+        return next;
+      });
       // A listener that re-lists a little later, as an application may.
       const relists: Promise<unknown>[] = [];
       connection.onNotification('notifications/tools/list_changed', () => {
@@ -380,7 +381,7 @@ describe('RenewingConnection', () => {
       connection.onNotification('notifications/tools/list_changed', () => listened++);
       first.expired = true;
       first.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       expect(first.received).toEqual(['ping']);
       expect(opened).toBe(1);
       expect(second.received).toEqual([]);
@@ -400,13 +401,13 @@ describe('RenewingConnection', () => {
       });
       first.expired = true;
       first.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       expect(opened).toBe(1);
       // Its GET stream, opened after the handshake, meets 404 too.
       sessions[0]?.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       sessions[1]?.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       expect(opened).toBe(1);
       expect(sessions[0]?.received).toEqual([]);
       await connection.close();
@@ -422,14 +423,14 @@ describe('RenewingConnection', () => {
       });
       first.expired = true;
       first.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       const listed = connection.request('tools/list', {});
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       second.settle();
       await listed;
       second.expired = true;
       second.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       expect(opened).toBe(2);
       await connection.close();
     });
@@ -442,9 +443,9 @@ describe('RenewingConnection', () => {
         return new FakeSession();
       });
       first.end();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       first.settle();
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       expect(first.received).toEqual(['ping']);
       expect(opened).toBe(0);
       await connection.close();

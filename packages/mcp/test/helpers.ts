@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpProtocolError } from '@mh/core';
+import { expect } from 'vitest';
 import { McpClient, type McpClientOptions } from '../src/index.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -109,4 +111,20 @@ export async function startHttpServer(
       await exited;
     },
   };
+}
+
+/** Flips the HTTP fixture's test switches (see test/servers/http-server.mjs). */
+export async function control(server: HttpFixture, query: string): Promise<void> {
+  const response = await fetch(`${server.base}/control?${query}`, { method: 'POST' });
+  expect(response.status).toBe(204);
+}
+
+/** The `McpProtocolError` that `promise` rejects with; fails the test when it does not. */
+export async function failure(promise: Promise<unknown>): Promise<McpProtocolError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(McpProtocolError.isInstance(error), String(error)).toBe(true);
+  return error as McpProtocolError;
 }

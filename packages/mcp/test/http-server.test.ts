@@ -1,4 +1,4 @@
-import { CancelledError, McpProtocolError, type Tool, ToolTimeoutError } from '@mh/core';
+import { CancelledError, type Tool, ToolTimeoutError } from '@mh/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   McpClient,
@@ -8,7 +8,7 @@ import {
   registerMcpTools,
   resourceText,
 } from '../src/index.js';
-import { type HttpFixture, readLog, startHttpServer, waitFor } from './helpers.js';
+import { failure, type HttpFixture, readLog, startHttpServer, waitFor } from './helpers.js';
 
 const open: McpClient[] = [];
 function client(url: string, options: McpClientOptions = {}): McpClient {
@@ -19,15 +19,6 @@ function client(url: string, options: McpClientOptions = {}): McpClient {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((each) => each.close()));
 });
-
-async function failure(promise: Promise<unknown>): Promise<McpProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(McpProtocolError.isInstance(error), String(error)).toBe(true);
-  return error as McpProtocolError;
-}
 
 function run(tool: Tool, input: unknown, callId = 'call-1'): ReturnType<Tool['run']> {
   return tool.run(input, { signal: new AbortController().signal, callId, attempt: 1 });

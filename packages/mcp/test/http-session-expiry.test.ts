@@ -6,7 +6,14 @@ import {
   type McpToolsChange,
   registerMcpTools,
 } from '../src/index.js';
-import { type HttpFixture, readLog, startHttpServer, waitFor } from './helpers.js';
+import {
+  control,
+  failure,
+  type HttpFixture,
+  readLog,
+  startHttpServer,
+  waitFor,
+} from './helpers.js';
 
 // The spec (Streamable HTTP, session management): a server may end a session at any time and
 // then answers requests carrying its id with 404; the client must open a new session.
@@ -31,27 +38,12 @@ function client(path: string, options: McpClientOptions = {}): McpClient {
   return made;
 }
 
-/** Flips the fixture's test switches (`forget=1`, `extra=1`, `refuse-init=1`, `hang-init=1`). */
-async function control(query: string): Promise<void> {
-  const response = await fetch(`${server.base}/control?${query}`, { method: 'POST' });
-  expect(response.status).toBe(204);
-}
-
 function initializes(): number {
   return readLog(server.logFile).filter((entry) => entry.method === 'initialize').length;
 }
 
 function runs(tool: string): Record<string, unknown>[] {
   return readLog(server.logFile).filter((entry) => entry.ran === tool);
-}
-
-async function failure(promise: Promise<unknown>): Promise<McpProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(McpProtocolError.isInstance(error), String(error)).toBe(true);
-  return error as McpProtocolError;
 }
 
 describe('McpClient over HTTP when the server ends the session', () => {
@@ -63,7 +55,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
       await mcp.callTool('echo', { text: 'before' });
       const normal = performance.now() - started;
       expect(initializes()).toBe(1);
-      await control('forget=1');
+      await control(server, 'forget=1');
       const expired = performance.now();
       const result = await mcp.callTool('echo', { text: 'after' });
       const renewed = performance.now() - expired;
@@ -81,7 +73,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
     const mcp = client('/mcp');
     await mcp.connect();
     await mcp.callTool('tick', {});
-    await control('forget=1');
+    await control(server, 'forget=1');
     expect((await mcp.callTool('tick', {})).content[0]).toEqual({ type: 'text', text: 'tick' });
     const ticks = runs('tick');
     expect(ticks).toHaveLength(2);
@@ -91,7 +83,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
   it('shares one re-initialisation between concurrent calls that meet the 404', async () => {
     const mcp = client('/mcp');
     await mcp.connect();
-    await control('forget=1');
+    await control(server, 'forget=1');
     const results = await Promise.all(Array.from({ length: 5 }, () => mcp.callTool('tick', {})));
     expect(results.map((result) => result.content[0]?.text)).toEqual(Array(5).fill('tick'));
     expect(initializes()).toBe(2);
@@ -125,7 +117,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
   it('fails pending calls, and later ones during the retry delay, when the new session cannot be opened', async () => {
     const mcp = client('/mcp');
     await mcp.connect();
-    await control('forget=1&refuse-init=1');
+    await control(server, 'forget=1&refuse-init=1');
     const started = performance.now();
     const settled = await Promise.allSettled(
       Array.from({ length: 3 }, () => mcp.callTool('tick', {}, { timeoutMs: 30_000 })),
@@ -169,7 +161,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
   it('reports the limit the caller set when the retried call times out', async () => {
     const mcp = client('/mcp');
     await mcp.connect();
-    await control('forget=1');
+    await control(server, 'forget=1');
     const error = await mcp.callTool('hang', {}, { timeoutMs: 1500 }).catch((caught) => caught);
     expect(ToolTimeoutError.isInstance(error), String(error)).toBe(true);
     expect((error as ToolTimeoutError).timeoutMs).toBe(1500);
@@ -179,7 +171,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
   it('opens no new session, and runs nothing, for a 404 met while closing', async () => {
     const mcp = client('/mcp');
     await mcp.connect();
-    await control('forget=1');
+    await control(server, 'forget=1');
     const call = mcp.callTool('tick', {}).then(
       () => 'ran',
       (caught: unknown) => caught,
@@ -195,7 +187,7 @@ describe('McpClient over HTTP when the server ends the session', () => {
   it('closes without waiting out a new handshake the server never answers', async () => {
     const mcp = client('/mcp', { initTimeoutMs: 10_000 });
     await mcp.connect();
-    await control('forget=1&hang-init=1');
+    await control(server, 'forget=1&hang-init=1');
     const call = mcp.callTool('tick', {}, { timeoutMs: 30_000 }).catch((caught: unknown) => caught);
     expect(await waitFor(() => initializes() === 2)).toBe(true);
     const started = performance.now();
@@ -244,7 +236,7 @@ describe('registerMcpTools after the server ended the session', () => {
     await mcp.connect();
     const { tools, nextChange } = await registered(mcp);
     expect(tools.has('http__extra')).toBe(false);
-    await control('forget=1&extra=1');
+    await control(server, 'forget=1&extra=1');
     await mcp.callTool('echo', { text: 'x' });
     expect((await nextChange()).added).toEqual(['http__extra']);
     expect(tools.has('http__extra')).toBe(true);
@@ -254,7 +246,7 @@ describe('registerMcpTools after the server ended the session', () => {
     const mcp = client('/mcp');
     await mcp.connect();
     const { tools, nextChange } = await registered(mcp);
-    await control('forget=1');
+    await control(server, 'forget=1');
     await mcp.callTool('echo', { text: 'x' });
     expect((await nextChange()).added).toEqual([]);
     await mcp.callTool('add_tool', {});

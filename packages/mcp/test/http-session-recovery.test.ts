@@ -1,7 +1,7 @@
-import { McpProtocolError, type Tool } from '@mh/core';
+import type { Tool } from '@mh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpClient, type McpToolsChange, registerMcpTools } from '../src/index.js';
-import { type HttpFixture, readLog, startHttpServer } from './helpers.js';
+import { control, failure, type HttpFixture, readLog, startHttpServer } from './helpers.js';
 
 // A new session that could not be opened (server restarting, a network blip) must not end the
 // client: a later call tries again, no sooner than a delay (1 s, then 2, 4, 8, 10 s, less up to a quarter of jitter) after
@@ -24,12 +24,6 @@ function client(): McpClient {
   return made;
 }
 
-/** Flips the fixture's test switches (see test/servers/http-server.mjs). */
-async function control(query: string): Promise<void> {
-  const response = await fetch(`${server.base}/control?${query}`, { method: 'POST' });
-  expect(response.status).toBe(204);
-}
-
 function received(method: string): number {
   return readLog(server.logFile).filter((entry) => entry.method === method).length;
 }
@@ -40,25 +34,16 @@ function ticks(): number {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function failure(promise: Promise<unknown>): Promise<McpProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(McpProtocolError.isInstance(error), String(error)).toBe(true);
-  return error as McpProtocolError;
-}
-
 describe('McpClient over HTTP after a new session could not be opened', () => {
   it('opens one on a later call once the backoff delay has passed', async () => {
     const mcp = client();
     await mcp.connect();
-    await control('forget=1&refuse-init=1');
+    await control(server, 'forget=1&refuse-init=1');
     const first = await failure(mcp.callTool('tick', {}));
     expect(first.server).toBe('http');
     expect(first.message).toMatch(/new session could not be opened: HTTP 500/);
     expect(first.message).toMatch(/a call made after (7\d\d|[89]\d\d|1000) ms tries again/);
-    await control('refuse-init=0');
+    await control(server, 'refuse-init=0');
     const early = await failure(mcp.callTool('tick', {}));
     expect(early.message).toMatch(/a call made after \d+ ms tries again/);
     expect(received('initialize')).toBe(2);
@@ -72,7 +57,7 @@ describe('McpClient over HTTP after a new session could not be opened', () => {
   it('makes at most one handshake per backoff delay while the server refuses them', async () => {
     const mcp = client();
     await mcp.connect();
-    await control('forget=1&refuse-init=1');
+    await control(server, 'forget=1&refuse-init=1');
     const started = performance.now();
     let calls = 0;
     let slowest = 0;
@@ -104,7 +89,7 @@ describe('McpClient over HTTP after a new session could not be opened', () => {
     expect(down.message).toMatch(/cannot connect/);
     server = await startHttpServer({ port, logFile: server.logFile });
     // Still starting: the first initialize's connection is reset.
-    await control('reset-init=1');
+    await control(server, 'reset-init=1');
     const back = performance.now();
     let result: Awaited<ReturnType<McpClient['callTool']>> | undefined;
     let calls = 0;
@@ -125,9 +110,9 @@ describe('McpClient over HTTP after a new session could not be opened', () => {
   it('stops at once when closed during the backoff delay and opens nothing afterwards', async () => {
     const mcp = client();
     await mcp.connect();
-    await control('forget=1&refuse-init=1');
+    await control(server, 'forget=1&refuse-init=1');
     await failure(mcp.callTool('tick', {}));
-    await control('refuse-init=0');
+    await control(server, 'refuse-init=0');
     const started = performance.now();
     await mcp.close();
     const elapsed = performance.now() - started;
@@ -153,7 +138,7 @@ describe('registerMcpTools on an idle client whose session the server ended', ()
     );
     expect(tools.has('http__extra')).toBe(false);
     const ended = performance.now();
-    await control('end=1&extra=1');
+    await control(server, 'end=1&extra=1');
     let refreshed = false;
     while (!refreshed && performance.now() - ended < 5000) {
       refreshed = tools.has('http__extra');
@@ -177,7 +162,7 @@ describe('McpClient over HTTP, idle, when the server ends every new session at o
     await mcp.listTools();
     // Each new session's GET stream and requests meet 404: were a new session's probe to renew, the
     // client would open sessions in a loop with no call made (160 in 3 s before the fix).
-    await control('end=1&expire=1&no-get=1');
+    await control(server, 'end=1&expire=1&no-get=1');
     await sleep(2500);
     expect(received('initialize')).toBe(2);
     expect(received('ping')).toBe(1);
@@ -202,7 +187,7 @@ describe('McpClient over HTTP when the server ends every new session at once', (
     mcp.onToolsChanged(() => {
       setTimeout(() => void mcp.listTools().catch(() => {}), 10);
     });
-    await control('forget=1&expire=1');
+    await control(server, 'forget=1&expire=1');
     await failure(mcp.callTool('tick', {}));
     await sleep(2000);
     // Before the fix: 91 handshakes in 3 s, each re-listing meeting 404 and renewing again.
