@@ -108,10 +108,8 @@ const RETRY_OPTION_KEYS: readonly string[] = [
 /** Validates `options` and fills in the defaults; throws `ConfigError` naming the first bad field. */
 export function resolveRetryOptions(options: WithRetryOptions | undefined): RetrySettings {
   if (options === undefined) options = {};
-  if (options === null || typeof options !== 'object') {
-    throw new ConfigError('options', 'expected an object');
-  }
-  // A misspelt key (`maxAttempt`) would otherwise leave the default in place without a word.
+  // Also rejects a non-object (field `options`) and a misspelt key (`maxAttempt`), which would
+  // otherwise leave the default in place without a word.
   assertOptions(options, RETRY_OPTION_KEYS, '');
   const maxAttempts = options.maxAttempts ?? 3;
   if (typeof maxAttempts !== 'number' || !Number.isInteger(maxAttempts) || maxAttempts < 1) {

@@ -50,7 +50,6 @@ function milliseconds(value: number | undefined, field: string, fallback: number
   return Math.ceil(value);
 }
 
-/** The options, checked, with their defaults. */
 const POSTGRES_OPTION_KEYS: readonly string[] = [
   'connectionString',
   'schema',
@@ -64,6 +63,7 @@ const POSTGRES_OPTION_KEYS: readonly string[] = [
   'onQuery',
 ];
 
+/** The options, checked, with their defaults. */
 function checkOptions(options: PostgresStoreOptions): {
   schema: string;
   poolSize: number;
