@@ -112,3 +112,17 @@ export function parseLog(text: string): LogLine[] {
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line) as LogLine);
 }
+
+export const writeOps = ['journalTurn', 'start', 'end', 'commit'] as const;
+
+/**
+ * Even kills are aimed: the worker kills itself right after the 1st, 2nd or 3rd SQL statement of
+ * the next write of one kind (each kind in turn), so every kind of write is hit inside however
+ * loaded the machine is. Odd kills (no argument) are left to the parent, which kills after a
+ * random delay.
+ */
+export function aimedKill(kill: number): string[] {
+  if (kill % 2 === 1) return [];
+  const aimed = kill / 2;
+  return [`${writeOps[aimed % writeOps.length]}:${1 + (Math.floor(aimed / writeOps.length) % 3)}`];
+}

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { validateHistory } from '@mh/core';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index.js';
-import { expectedStates, observed, parseLog } from './crash-model.js';
+import { aimedKill, expectedStates, observed, parseLog, writeOps } from './crash-model.js';
 import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
 import { openTransactions, postgresRowCounts } from './postgres-inspect.js';
 import { describePostgres } from './postgres-target.js';
@@ -58,15 +58,16 @@ describePostgres('PostgresSessionStore across processes', (postgres) => {
     await setup.close();
     const logPath = join(folder.dir, 'worker.log');
     const sideEffects = join(folder.dir, 'side-effects.log');
-    // Even kills: the worker kills itself right after a random SQL statement (inside a
-    // transaction, or just after its COMMIT). Odd kills: the parent kills it after a random delay.
+    // Even kills: the worker kills itself right after an early SQL statement of one kind of write
+    // (inside its transaction, or just after its COMMIT). Odd kills: the parent kills it after a
+    // random delay.
     const args = (target: number, kill: number): string[] => [
       url,
       's',
       logPath,
       sideEffects,
       String(target),
-      ...(kill % 2 === 0 ? [String(5 + Math.floor(Math.random() * 110))] : []),
+      ...aimedKill(kill),
     ];
     const inFlightAtKill: Record<string, number> = {};
     const warm = [0, 1].map((kill) => startChild('crash-worker.mjs', args(1_000_000, kill)));
@@ -107,7 +108,8 @@ describePostgres('PostgresSessionStore across processes', (postgres) => {
       const ran = readLines(sideEffects);
       expect(new Set(ran).size).toBe(ran.length);
     }
-    expect(Object.keys(inFlightAtKill).length).toBeGreaterThan(3);
+    const killedIn = new Set(Object.keys(inFlightAtKill).map((point) => point.split(' ')[0]));
+    for (const op of writeOps) expect(killedIn, JSON.stringify(inFlightAtKill)).toContain(op);
 
     const store = await openPostgresStore({ connectionString: url });
     const turns = (await store.load('s')).checkpoints.length;

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { validateHistory } from '@mh/core';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/index.js';
-import { expectedStates, observed, parseLog } from './crash-model.js';
+import { aimedKill, expectedStates, observed, parseLog, writeOps } from './crash-model.js';
 import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
 import { checkFile, rowCounts } from './inspect-file.js';
 import { buildPackage, go, startChild } from './process-harness.js';
@@ -106,25 +106,34 @@ describe('SqliteSessionStore across processes', () => {
 });
 
 describe('SqliteSessionStore after kill -9', () => {
-  it('reopens intact at every one of 50 random kill points and resumes to completion', async () => {
+  it('reopens intact at every one of 50 kill points, aimed and random, and resumes to completion', async () => {
     const setup = await openSqliteStore(path);
     await setup.createSession({ id: 's' });
     await setup.close();
     const logPath = join(folder.dir, 'worker.log');
     const sideEffects = join(folder.dir, 'side-effects.log');
-    const args = (target: number): string[] => [path, 's', logPath, sideEffects, String(target)];
+    const args = (target: number, kill?: number): string[] => [
+      path,
+      's',
+      logPath,
+      sideEffects,
+      String(target),
+      ...(kill === undefined ? [] : aimedKill(kill)),
+    ];
     const inFlightAtKill: Record<string, number> = {};
     // Starting Node and loading kysely takes longer than a kill cycle: keep two workers warming up.
-    const warm = [0, 1].map(() => startChild('crash-worker.mjs', args(1_000_000)));
+    const warm = [0, 1].map((kill) => startChild('crash-worker.mjs', args(1_000_000, kill)));
     for (let kill = 0; kill < 50; kill++) {
       const worker = warm.shift();
       if (!worker) throw new Error('no warm worker');
-      warm.push(startChild('crash-worker.mjs', args(1_000_000)));
+      warm.push(startChild('crash-worker.mjs', args(1_000_000, kill + 2)));
       await worker.ready;
       go([worker]);
-      await worker.printed('started');
-      await sleep(Math.random() * 40);
-      worker.process.kill('SIGKILL');
+      if (kill % 2 === 1) {
+        await worker.printed('started');
+        await sleep(Math.random() * 40);
+        worker.process.kill('SIGKILL');
+      }
       expect(await worker.exited).toBe('SIGKILL');
 
       const store = await openSqliteStore(path);
@@ -146,8 +155,9 @@ describe('SqliteSessionStore after kill -9', () => {
       const ran = readLines(sideEffects);
       expect(new Set(ran).size).toBe(ran.length);
     }
-    // Kills land between writes and inside every kind of write, some after it landed.
-    expect(Object.keys(inFlightAtKill).length).toBeGreaterThan(3);
+    // The aimed kills land inside every kind of write, whatever the machine's load.
+    const killedIn = new Set(Object.keys(inFlightAtKill).map((point) => point.split(' ')[0]));
+    for (const op of writeOps) expect(killedIn, JSON.stringify(inFlightAtKill)).toContain(op);
 
     const store = await openSqliteStore(path);
     const turns = (await store.load('s')).checkpoints.length;

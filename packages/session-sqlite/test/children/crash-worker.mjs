@@ -5,20 +5,29 @@
 // an "interrupted" result. Each run of a tool appends its call id to the side-effect file.
 // `store` is a SQLite path or a PostgreSQL URL. With `dieAt`, the worker kills itself with
 // SIGKILL right after the dieAt-th SQL statement it runs (counting BEGIN and COMMIT), which puts
-// kills between the statements of a transaction, not only between transactions.
+// kills between the statements of a transaction, not only between transactions. `dieAt` may also
+// be `op:k` (`commit:1`): die right after the k-th statement run since the first `op` intent was
+// logged, so a test can aim a kill inside each kind of write however slow the machine is.
 import { appendFileSync } from 'node:fs';
 import { interruptedResultText } from '@mh/core';
 import { assistantFor, resultFor, waitForGo } from './messages.mjs';
 import { openStore } from './open-store.mjs';
 
 const [spec, sessionId, logPath, sideEffectsPath, targetText, dieAtText] = process.argv.slice(2);
-const log = (line) => appendFileSync(logPath, `${JSON.stringify(line)}\n`);
+const [dieAtOp, dieAtCount] = dieAtText?.includes(':') ? dieAtText.split(':') : [];
+// Statements are counted from the start, or from the first intent of `dieAtOp` when one is given.
+let counting = dieAtOp === undefined;
+const log = (line) => {
+  appendFileSync(logPath, `${JSON.stringify(line)}\n`);
+  if (line.phase === 'intent' && line.op === dieAtOp) counting = true;
+};
 process.stdout.write('ready\n');
 await waitForGo();
 let statements = 0;
-const dieAt = dieAtText === undefined ? Number.POSITIVE_INFINITY : Number(dieAtText);
+const dieAt = dieAtText === undefined ? Number.POSITIVE_INFINITY : Number(dieAtCount ?? dieAtText);
 const store = await openStore(spec, {
   onQuery: () => {
+    if (!counting) return;
     statements += 1;
     if (statements === dieAt) process.kill(process.pid, 'SIGKILL');
   },
