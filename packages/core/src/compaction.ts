@@ -1,12 +1,12 @@
 import type { Clock } from './clock.js';
 import { findCut, requestOf, trimAll } from './compaction-cut.js';
 import { compactionEvent, type EventBase } from './compaction-event.js';
-import { dropNote, summaryMessage } from './compaction-messages.js';
+import { dropNote, requestToCarry, summaryMessage } from './compaction-messages.js';
 import type { ResolvedCompaction } from './compaction-options.js';
 import type { CompactionEvent, CompactionRecord } from './compaction-record.js';
 import type { ContextMeter } from './context-meter.js';
 import { validateHistory } from './history.js';
-import type { Message } from './messages.js';
+import type { ContentBlock, Message } from './messages.js';
 import type { PricingTable } from './pricing.js';
 import type { ToolSpec } from './provider.js';
 import type { Summarizer } from './summarizer.js';
@@ -63,8 +63,11 @@ export interface CompactorDeps {
  * `skipped` (with its cost) and the compaction degrades to harder trimming, then to dropping the
  * old segment behind a note that keeps its identifiers. A summary call cut short by the run's
  * signal is no failure: nothing changes (recorded as `skipped`). The cut never separates a tool
- * call from its result. Old segments under 5% of the window are never compacted, and that case
- * is recorded once, not on every turn.
+ * call from its result. When the cut folds the user's latest request (a long run of tool calls
+ * since the prompt), the summary or drop note carries that request verbatim after its own text
+ * (up to half of `keepRecentTokens`; a bigger one is summarised), so the thread is never lost to
+ * a summariser that paraphrases it. Old segments under 5% of the window are never compacted, and
+ * that case is recorded once, not on every turn.
  */
 export class Compactor {
   readonly #settings: ResolvedCompaction;
@@ -152,6 +155,8 @@ export class Compactor {
     const old = history.slice(0, cut);
     const tail = history.slice(cut);
     const oldTokens = meter.estimateMessages(old);
+    // The user's latest request, when it would be folded: kept verbatim in what replaces it.
+    const request = requestToCarry(history, cut, settings.keepRecentTokens / 2, meter);
 
     if (oldTokens < settings.minOldTokens) {
       if (this.#skipNoted) return { events: [] };
@@ -188,7 +193,7 @@ export class Compactor {
 
     // Stage 2: summarise the (trimmed) old segment.
     const events: CompactionEvent[] = [];
-    const attempt = await this.#summarize(trimmed.messages, context);
+    const attempt = await this.#summarize(trimmed.messages, context, request);
     if (attempt.cancelled) {
       // A cancelled call is no failed summary: rewriting the history now would be lost work
       // the user never asked for. The call may still have been paid for.
@@ -256,7 +261,7 @@ export class Compactor {
     }
 
     // Fallback 2: drop the old segment behind a note that keeps its identifiers.
-    const { message: note, lost } = dropNote(old, settings.contextWindow);
+    const { message: note, lost } = dropNote(old, settings.contextWindow, request);
     const dropped = [note, ...tail];
     events.push(
       compactionEvent(
@@ -364,6 +369,7 @@ export class Compactor {
   async #summarize(
     messages: readonly Message[],
     context: CompactionContext,
+    request: readonly ContentBlock[] | undefined,
   ): Promise<{
     message?: Message;
     usage: Usage;
@@ -381,7 +387,12 @@ export class Compactor {
     );
     const { usage, costUsd, failure, cancelled } = call;
     if (call.text === undefined) return { usage, costUsd, failure, cancelled };
-    const { message, omitted } = summaryMessage(call.text, messages, this.#settings.contextWindow);
+    const { message, omitted } = summaryMessage(
+      call.text,
+      messages,
+      this.#settings.contextWindow,
+      request,
+    );
     return { message, usage, costUsd, failure: '', omitted };
   }
 }
