@@ -228,7 +228,8 @@ describe('ToolExecutor', () => {
     const executor = new ToolExecutor({ tools: [hang] });
     const started = Date.now();
     const [outcome] = await collect(executor, [call('hang')]);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // The tool never settles: without the timeout this would hang; 10 s leaves room for load.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(outcome?.status).toBe('timeout');
     expect(textOf(outcome)).toBe('Tool hang timed out after 50 ms');
     expect(seenSignal?.aborted).toBe(true);
@@ -239,12 +240,11 @@ describe('ToolExecutor', () => {
     const executor = new ToolExecutor({
       tools: [recordingTool('r1', 'read', 200, log), recordingTool('r2', 'read', 200, log)],
     });
-    const started = Date.now();
     const outcomes = await collect(executor, [call('r1'), call('r2')]);
     expect(outcomes).toHaveLength(2);
-    // Both started before either ended: the overlap itself, independent of machine load.
+    // Both started before either ended: the overlap itself, independent of machine load (a
+    // wall-clock ceiling here failed whenever a loaded machine stalled for 150 ms).
     expect(log.slice(0, 2).sort()).toEqual(['start r1', 'start r2']);
-    expect(Date.now() - started).toBeLessThan(350);
   });
 
   it('runs write and exec tools strictly one after another in the model order', async () => {
@@ -465,14 +465,14 @@ describe('ToolExecutor', () => {
         return execute();
       },
     };
-    const started = Date.now();
     const outcomes: ToolOutcome[] = [];
     const calls = [call('slow'), call('w')];
     for await (const outcome of executor.execute(calls, { signal: controller.signal, hooks })) {
       outcomes.push(outcome);
     }
     expect(outcomes).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(200);
+    // The batch ended on the abort, not when the slow tool finished (its timer fires later).
+    expect(log).not.toContain('end slow');
     await sleep(350);
     expect(hooked).toEqual(['slow']);
     expect(log).not.toContain('start w');
