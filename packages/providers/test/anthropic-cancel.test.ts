@@ -52,9 +52,11 @@ describe('AnthropicProvider cancellation', () => {
     })().catch((error: unknown) => error);
     const error = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
-    expect(Date.now() - abortedAt).toBeLessThan(500);
+    // The server never ends the stream: without the abort this would hang. 5 s leaves room for a
+    // loaded CI machine.
+    expect(Date.now() - abortedAt).toBeLessThan(5000);
     expect(events.map((event) => event.type)).toEqual(['message-start', 'usage', 'text-delta']);
-    expect((await closed) - abortedAt).toBeLessThan(500);
+    expect((await closed) - abortedAt).toBeLessThan(5000);
     expect(server?.requests).toHaveLength(1);
   });
 
@@ -93,6 +95,7 @@ describe('AnthropicProvider cancellation', () => {
       if (event.type === 'text-delta') break;
     }
     const stoppedAt = Date.now();
-    expect((await closed) - stoppedAt).toBeLessThan(500);
+    // The server never closes it: only our side can, and 5 s leaves room for load.
+    expect((await closed) - stoppedAt).toBeLessThan(5000);
   });
 });
