@@ -154,6 +154,15 @@ describe('Agent compaction', () => {
       expect(loaded).toEqual(first.history);
       expect(validateHistory(loaded)).toEqual([]);
       expect(identifiersIn(loaded, 40)).toEqual([]);
+      // The prompt was folded, but its summary carried it verbatim, and so does the reload.
+      const holdsPrompt = (messages: readonly Message[]): boolean =>
+        messages.some((message) =>
+          message.content.some(
+            (block) => block.type === 'text' && block.text === 'Check orders 1..40.',
+          ),
+        );
+      expect(loaded.some((message) => message.meta?.requestBlocks === 1)).toBe(true);
+      expect(holdsPrompt(loaded)).toBe(true);
       // The full history is still in the store: the compaction only changed the working view.
       const state = await store.load('s1');
       expect(state.messages.length).toBeGreaterThan(loaded.length);
