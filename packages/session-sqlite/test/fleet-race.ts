@@ -42,9 +42,17 @@ export interface FleetPlan {
   readonly commits: number;
   /** Folder for the workers' logs. */
   readonly dir: string;
+  /**
+   * Commits each worker makes before it prints `paused` and waits for a second `go`;
+   * unset, the workers never pause.
+   */
+  readonly pauseAfter?: number;
 }
 
-/** Creates the sessions `s0…` and starts the workers (loaded and waiting for `go`). */
+/**
+ * Creates the sessions `s0…`, starts the workers and, once all are loaded, sends them `go`.
+ * With `pauseAfter`, the caller sends the second `go` (after every worker printed `paused`).
+ */
 export async function startFleet(
   plan: FleetPlan,
   open: () => Promise<SessionStore>,
@@ -60,6 +68,7 @@ export async function startFleet(
       String(plan.sessions),
       String(plan.commits),
       log,
+      ...(plan.pauseAfter === undefined ? [] : [String(plan.pauseAfter)]),
     ]),
   );
   await Promise.all(children.map((child) => child.ready));

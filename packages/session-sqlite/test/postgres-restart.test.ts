@@ -5,7 +5,7 @@ import { openPostgresStore, type PostgresSessionStore } from '../src/postgres/in
 import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
 import { postgresRowCounts } from './postgres-inspect.js';
 import { describePostgres } from './postgres-target.js';
-import { buildPackage } from './process-harness.js';
+import { buildPackage, go } from './process-harness.js';
 import { createDatabase } from './support/throwaway-postgres.mjs';
 import { promptTurn, tempDir } from './turns.js';
 
@@ -93,15 +93,30 @@ describePostgres(
       if (!server) throw new Error('this suite needs its own server');
       const folder = await tempDir();
       try {
-        const plan = { spec: url, workers: 4, sessions: 10, commits: 100, dir: folder.dir };
+        const plan = {
+          spec: url,
+          workers: 4,
+          sessions: 10,
+          commits: 100,
+          dir: folder.dir,
+          pauseAfter: 25,
+        };
         const open = () => openPostgresStore({ connectionString: url });
         const { children, logs } = await startFleet(plan, open);
-        while (readOutcomes(logs).filter((line) => line.outcome === 'ok').length < 100) {
-          await sleep(20);
-        }
+        // Every worker stops a quarter of the way in, so the crash falls inside every worker's
+        // run however slow the machine: racing a poll against the commits could miss it.
+        await Promise.all(children.map((child) => child.printed('paused')));
         server.stop('immediate');
-        await sleep(1000);
-        server.start();
+        try {
+          go(children);
+          const limit = Date.now() + 10_000;
+          while (!readOutcomes(logs).some((line) => line.outcome === 'unavailable')) {
+            if (Date.now() > limit) throw new Error('no worker saw the server down within 10 s');
+            await sleep(20);
+          }
+        } finally {
+          server.start();
+        }
         expect(await Promise.all(children.map((child) => child.exited))).toEqual([0, 0, 0, 0]);
         store = await open();
         const outcomes = readOutcomes(logs);

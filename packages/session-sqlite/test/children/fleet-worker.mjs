@@ -4,14 +4,17 @@
 // SessionStoreUnavailableError (the database restarting) means wait and try again; a turn whose
 // commit outcome was unknown is looked for in the history before it is committed again. Any
 // other error is logged as untyped and ends the worker with exit code 1. Every outcome is a JSON
-// line in the log, appended after the call returned.
+// line in the log, appended after the call returned. With the optional sixth argument N it
+// prints `paused` after its first N commits and waits for a second `go` before the rest, so a
+// test can stop the database while no worker is done.
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionConflictError, SessionStoreUnavailableError } from '@mh/core';
-import { promptTurn, waitForGo } from './messages.mjs';
+import { goSignals, promptTurn } from './messages.mjs';
 import { openStore } from './open-store.mjs';
 
-const [spec, worker, sessionsText, countText, logPath] = process.argv.slice(2);
+const [spec, worker, sessionsText, countText, logPath, pauseText] = process.argv.slice(2);
+const pauseAfter = pauseText === undefined ? undefined : Number(pauseText);
 const log = (line) => appendFileSync(logPath, `${JSON.stringify({ worker, ...line })}\n`);
 const GIVE_UP_MS = 60_000;
 
@@ -33,7 +36,8 @@ for (const started = Date.now(); !store; ) {
   }
 }
 process.stdout.write('ready\n');
-await waitForGo();
+const nextGo = goSignals(pauseAfter === undefined ? 1 : 2);
+await nextGo();
 
 async function commitOne(index) {
   const session = `s${Math.floor(random() * Number(sessionsText))}`;
@@ -71,6 +75,12 @@ async function commitOne(index) {
   process.exit(1);
 }
 
-for (let index = 0; index < Number(countText); index++) await commitOne(index);
+for (let index = 0; index < Number(countText); index++) {
+  if (index === pauseAfter) {
+    process.stdout.write('paused\n');
+    await nextGo();
+  }
+  await commitOne(index);
+}
 process.stdout.write('finished\n');
 await store.close();

@@ -1,4 +1,5 @@
 // Deterministic turns for the child-process tests (plain JS: children run the built package).
+import { createInterface } from 'node:readline';
 
 /** A user prompt turn. */
 export function promptTurn(tag) {
@@ -41,4 +42,19 @@ export function waitForGo() {
       resolve();
     });
   });
+}
+
+/**
+ * Reads the parent's go signals one line at a time, for a child that waits more than once:
+ * each call of the returned function resolves at the next line (lines sent early are kept).
+ * Stdin is closed after the `count`-th, so it does not keep the child alive.
+ */
+export function goSignals(count) {
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  let left = count;
+  return async () => {
+    await lines.next();
+    left -= 1;
+    if (left === 0) process.stdin.destroy();
+  };
 }
