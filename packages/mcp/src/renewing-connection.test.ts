@@ -329,7 +329,13 @@ describe('RenewingConnection', () => {
     it('opens nothing once closed during the delay', async () => {
       const { connection, clock, opened } = failing([REFUSED, new FakeSession()]);
       await failure(connection.request('tools/call', {}));
-      await connection.close();
+      let closed = false;
+      void connection.close().then(() => {
+        closed = true;
+      });
+      // At once: the clock has not moved, so a close that waited the delay out would still wait.
+      await nextTurn();
+      expect(closed).toBe(true);
       clock.time = 5000;
       const error = await failure(connection.request('tools/call', {}));
       expect(String(error)).toMatch(/connection is closed/);

@@ -33,7 +33,8 @@ describe('McpClient against misbehaving servers', () => {
     const elapsed = performance.now() - started;
     expect(McpProtocolError.isInstance(error)).toBe(true);
     expect(String((error as Error).message)).toContain('simulated crash');
-    expect(elapsed).toBeLessThan(1000);
+    // Loose, for a loaded machine: unnoticed, the exit would hold the call for its 60 s limit.
+    expect(elapsed).toBeLessThan(10_000);
     process.stdout.write(`crash -> pending call failed after ${elapsed.toFixed(1)} ms\n`);
     await expect(client.callTool('echo', {})).rejects.toSatisfy(McpProtocolError.isInstance);
     expect(await waitFor(() => !isAlive(pid))).toBe(true);
@@ -105,7 +106,9 @@ describe('McpClient against misbehaving servers', () => {
     await client.connect();
     const started = performance.now();
     await expect(client.callTool('grandchild', {})).rejects.toSatisfy(McpProtocolError.isInstance);
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Loose, for a loaded machine: waiting for stdout to close (held by the grandchild) would hold
+    // the call for its 60 s limit.
+    expect(performance.now() - started).toBeLessThan(10_000);
     const grandchild = readLog(logFile).find((entry) => 'grandchild' in entry)
       ?.grandchild as number;
     expect(typeof grandchild).toBe('number');

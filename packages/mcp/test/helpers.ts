@@ -86,16 +86,19 @@ export interface HttpFixture {
 
 /**
  * Starts the HTTP fixture server on a free loopback port, or on `port` (a restart on the same
- * URL), logging to `logFile` (default: a new file).
+ * URL), logging to `logFile` (default: a new file). `resetInits` is the fixture's `reset-init`
+ * switch, set before it listens: a control request made once it listens would leave a window in
+ * which a client's handshake gets through.
  */
 export async function startHttpServer(
-  options: { port?: number; logFile?: string } = {},
+  options: { port?: number; logFile?: string; resetInits?: number } = {},
 ): Promise<HttpFixture> {
   const logFile = options.logFile ?? join(tempDir(), 'log.jsonl');
   const port = options.port === undefined ? {} : { PORT: String(options.port) };
+  const resets = options.resetInits === undefined ? {} : { RESET_INIT: String(options.resetInits) };
   const child = spawn(process.execPath, [HTTP_SERVER], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, FAKE_LOG: logFile, ...port },
+    env: { ...process.env, FAKE_LOG: logFile, ...port, ...resets },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const listening = await new Promise<number>((resolve, reject) => {

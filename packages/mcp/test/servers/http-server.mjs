@@ -15,7 +15,8 @@
 // requests (a server still starting), `expire=1|0` answers every request carrying a session id
 // with 404 as /mcp-forgetful does (each new session ends at once, as behind a load balancer that
 // lost its sticky sessions), `no-get=1|0` answers GET streams with 404 (a server with no GET
-// route). Listens on $PORT when set (a restart on the same URL).
+// route). Listens on $PORT when set (a restart on the same URL); $RESET_INIT sets `reset-init`
+// from the start (a server still starting, with no window before the switch is set).
 // Every JSON-RPC message POSTed is appended as a JSON line to $FAKE_LOG when set, and so is
 // every execution of `tick` and `vanish` (`{ ran, session }`).
 import { randomUUID } from 'node:crypto';
@@ -60,7 +61,7 @@ const switches = {
   extra: false,
   refuseInit: false,
   hangInit: false,
-  resetInits: 0,
+  resetInits: Number(process.env.RESET_INIT ?? 0),
   expire: false,
   noGet: false,
 };
