@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -41,6 +41,38 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('fs__read_text_file');
     expect(run.stdout).toContain('order A-77');
     expect(run.stdout).toContain('untrusted output of MCP tool fs__read_text_file');
+  });
+
+  it('replays a recorded MCP write without running it, and exits 3 once its grant is gone', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mh-mcp-drift-'));
+    const out = join(root, 'out.txt');
+    const cassette = join(root, 'write.cassette.jsonl');
+    const prompt = `Use fs__write_file with path=${out} content=hello`;
+    const mcp = ['--mcp', `fs=node ${server} ${root}`];
+    const recorded = await runCli([
+      '--fake',
+      ...mcp,
+      '--grant',
+      'exec',
+      '--record',
+      cassette,
+      prompt,
+    ]);
+    expect(recorded.code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    rmSync(out);
+
+    // Same grant: the recorded result is served, the write is not run again.
+    const same = await runCli([...mcp, '--grant', 'exec', '--replay', cassette, prompt]);
+    expect([same.code, same.stdout]).toEqual([0, recorded.stdout]);
+    expect(same.stderr).toContain('no drift');
+    expect(existsSync(out)).toBe(false);
+
+    // Without --grant exec the same call would now be denied: a drift, named, exit 3.
+    const denied = await runCli([...mcp, '--replay', cassette, prompt]);
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toMatch(/fs__write_file\): recorded: ran \(ok\); now: denied/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('rejects a malformed --mcp value with exit code 2', async () => {
