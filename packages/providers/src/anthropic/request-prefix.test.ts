@@ -86,16 +86,16 @@ const withoutBreakpoints = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (key, inner) => (key === 'cache_control' ? undefined : inner));
 
 /**
- * The cacheable prefix of a body, in cache order: tools, system, then the first message up to
- * and including its summary block, byte for byte as sent. Without a summary it is the whole first
- * message minus the moving breakpoint it carries while it is the newest message (Anthropic keeps
- * `cache_control` out of the cache key).
+ * The cacheable prefix of a body, in cache order: tools, system, then the first message, byte for
+ * byte as sent when it is a summary (its blocks: the summary, then the user's request it carries,
+ * the last one marked). Without a summary it is the whole first message minus the moving
+ * breakpoint it carries while it is the newest message (Anthropic keeps `cache_control` out of
+ * the cache key).
  */
 function cachePrefix(body: MessageCreateParamsStreaming): { head: string; first: string } {
   const first = body.messages[0];
   const content = (first?.content ?? []) as Block[];
-  const summaryAt = content.findIndex(isSummaryBlock);
-  const kept = summaryAt >= 0 ? content.slice(0, summaryAt + 1) : withoutBreakpoints(content);
+  const kept = isSummaryBlock(content[0]) ? content : withoutBreakpoints(content);
   return {
     head: JSON.stringify([body.tools, body.system]),
     first: JSON.stringify({ role: first?.role, content: kept }),
@@ -174,8 +174,11 @@ describe('the Anthropic request prefix over a run with one compaction', () => {
         expect(marked, label).toHaveLength(1);
       } else {
         expect(marked, label).toHaveLength(2);
-        expect(isSummaryBlock(marked[0]), `${label}: summary`).toBe(true);
-        expect(body.messages[0]?.content[0]).toBe(marked[0]);
+        // The summary message is first; its breakpoint is on its last block (after the request
+        // it carries, when it carries one).
+        const summary = body.messages[0]?.content as Block[];
+        expect(isSummaryBlock(summary[0]), `${label}: summary`).toBe(true);
+        expect(summary.at(-1)).toBe(marked[0]);
       }
     });
   });
