@@ -1,4 +1,6 @@
-import type { Message } from './messages.js';
+import type { ResolvedCompaction } from './compaction-options.js';
+import { requestToCarry } from './compaction-request.js';
+import type { ContentBlock, Message } from './messages.js';
 import type { ModelRequest, ToolSpec } from './provider.js';
 import { trimMessage } from './trim.js';
 
@@ -57,4 +59,42 @@ export function trimAll(
     return trimmed;
   });
   return { messages: out, changed };
+}
+
+/** Where a compaction would cut a history, and what the old segment holds. */
+export interface CutPlan {
+  readonly old: Message[];
+  readonly tail: Message[];
+  readonly oldTokens: number;
+  /** The user's latest request, when the cut folds it: carried verbatim by what replaces it. */
+  readonly request?: ContentBlock[];
+  /** What compacting the old segment can save: its tokens less the request it carries. */
+  readonly compactableTokens: number;
+}
+
+/**
+ * The cut of `history` (see `findCut`) and the request to carry across it. A request may take up
+ * half of `keepRecentTokens`, and no more than half of what the threshold leaves above the kept
+ * tail, so that the summary carrying it, plus the tail, can come in under the threshold.
+ */
+export function planCut(
+  history: readonly Message[],
+  settings: ResolvedCompaction,
+  meter: { estimateMessages(messages: readonly Message[]): number },
+): CutPlan {
+  const estimate = (messages: readonly Message[]): number => meter.estimateMessages(messages);
+  const cut = findCut(history, estimate, settings.keepRecentTokens);
+  const old = history.slice(0, cut);
+  const oldTokens = estimate(old);
+  const { keepRecentTokens: keep, thresholdTokens: threshold } = settings;
+  const cap = Math.floor(Math.min(keep, threshold - keep) / 2);
+  const request = requestToCarry(history, cut, cap, meter);
+  const requestTokens = request ? estimate([{ id: 'request', role: 'user', content: request }]) : 0;
+  const plan = {
+    old,
+    tail: history.slice(cut),
+    oldTokens,
+    compactableTokens: oldTokens - requestTokens,
+  };
+  return request ? { ...plan, request } : plan;
 }

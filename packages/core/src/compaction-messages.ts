@@ -1,3 +1,4 @@
+import { withRequest } from './compaction-request.js';
 import { extractIdentifiers, identifiersNotIn } from './identifiers.js';
 import { type ContentBlock, type Message, newMessageId } from './messages.js';
 import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
@@ -19,57 +20,11 @@ export function withinBudget(ids: readonly string[], contextWindow: number): str
   return out;
 }
 
-/** Heads the user's request when a summary or drop note carries it verbatim. */
-export const CARRIED_REQUEST_HEADER =
-  "[The user's latest request, verbatim (compaction folded the message that held it):]";
-
-/**
- * The user's latest request, when compaction is about to fold it: the content of the newest
- * user message that is not a tool result (or the request an earlier summary carried), if it
- * stands before `cut` and its blocks estimate at most `maxTokens`. A request in the kept tail,
- * or a bigger one (a pasted document is summarised like the rest), is not carried.
- */
-export function requestToCarry(
-  history: readonly Message[],
-  cut: number,
-  maxTokens: number,
-  meter: { estimateMessages(messages: readonly Message[]): number },
-): ContentBlock[] | undefined {
-  for (let index = history.length - 1; index >= 0; index--) {
-    const message = history[index] as Message;
-    if (message.role !== 'user') continue;
-    if (message.content.some((block) => block.type === 'tool_result')) continue;
-    if (index >= cut) return undefined;
-    const blocks = requestBlocksOf(message);
-    if (blocks.length === 0) return undefined;
-    const size = meter.estimateMessages([{ id: message.id, role: 'user', content: blocks }]);
-    return size <= maxTokens ? blocks : undefined;
-  }
-  return undefined;
-}
-
-/** The request a user message holds: all of a prompt; what a summary or drop note carried. */
-function requestBlocksOf(message: Message): ContentBlock[] {
-  if (message.meta?.compaction === undefined) return [...message.content];
-  const carried = message.meta.requestBlocks;
-  return typeof carried === 'number' && carried > 0 && carried < message.content.length
-    ? message.content.slice(message.content.length - carried)
-    : [];
-}
-
-/** A compaction message's content and meta, with the request (if any) after its own text. */
-function withRequest(
-  text: string,
-  stage: 'summary' | 'drop',
-  request: readonly ContentBlock[] | undefined,
-): Pick<Message, 'content' | 'meta'> {
-  const own: ContentBlock = { type: 'text', text };
-  if (!request || request.length === 0)
-    return { content: [own], meta: { compaction: stage, cacheBreakpoint: true } };
-  return {
-    content: [own, { type: 'text', text: CARRIED_REQUEST_HEADER }, ...request],
-    meta: { compaction: stage, cacheBreakpoint: true, requestBlocks: request.length },
-  };
+/** `text` followed by the text of the carried `request`: what a compaction message names verbatim. */
+function withText(text: string, request: readonly ContentBlock[] | undefined): string {
+  return request
+    ? `${text}\n${renderTranscript([{ id: 'request', role: 'user', content: request }])}`
+    : text;
 }
 
 /**
@@ -84,10 +39,10 @@ export function summaryMessage(
   contextWindow: number,
   request?: readonly ContentBlock[],
 ): { message: Message; omitted: number } {
-  const named = request
-    ? `${text}\n${renderTranscript([{ id: 'request', role: 'user', content: request }])}`
-    : text;
-  const missing = identifiersNotIn(named, extractIdentifiers(renderTranscript(source)));
+  const missing = identifiersNotIn(
+    withText(text, request),
+    extractIdentifiers(renderTranscript(source)),
+  );
   const fit = withinBudget(missing, contextWindow);
   const carried =
     fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';
@@ -109,14 +64,14 @@ export function dropNote(
   contextWindow: number,
   request?: readonly ContentBlock[],
 ): { message: Message; lost: number } {
-  const all = extractIdentifiers(renderTranscript(old));
+  const all = identifiersNotIn(withText('', request), extractIdentifiers(renderTranscript(old)));
   const ids = withinBudget(all, contextWindow);
   const named = ids.length > 0 ? ` Exact identifiers they mentioned: ${ids.join(', ')}` : '';
   const message: Message = {
     id: newMessageId(),
     role: 'user',
     ...withRequest(
-      `[Compaction dropped ${old.length} earlier messages: no summary of them could be made.${named}]`,
+      `[Compaction dropped ${old.length} earlier messages: no summary of them could be made${request ? "; the user's latest request among them is kept below" : ''}.${named}]`,
       'drop',
       request,
     ),

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
-import { findCut, requestOf, trimAll } from './compaction-cut.js';
+import { planCut, requestOf, trimAll } from './compaction-cut.js';
 import { compactionEvent, type EventBase } from './compaction-event.js';
-import { dropNote, requestToCarry, summaryMessage } from './compaction-messages.js';
+import { dropNote, summaryMessage } from './compaction-messages.js';
 import type { ResolvedCompaction } from './compaction-options.js';
 import type { CompactionEvent, CompactionRecord } from './compaction-record.js';
 import type { ContextMeter } from './context-meter.js';
@@ -103,9 +103,7 @@ export class Compactor {
         return true;
     }
     if (!this.#skipNoted) return true;
-    const estimate = (messages: readonly Message[]): number => meter.estimateMessages(messages);
-    const cut = findCut(history, estimate, this.#settings.keepRecentTokens);
-    return estimate(history.slice(0, cut)) >= this.#settings.minOldTokens;
+    return planCut(history, this.#settings, meter).compactableTokens >= this.#settings.minOldTokens;
   }
 
   /**
@@ -147,24 +145,18 @@ export class Compactor {
     const { meter } = this.#deps;
     const settings = this.#settings;
     const size = base.before;
-    const cut = findCut(
-      history,
-      (messages) => meter.estimateMessages(messages),
-      settings.keepRecentTokens,
-    );
-    const old = history.slice(0, cut);
-    const tail = history.slice(cut);
-    const oldTokens = meter.estimateMessages(old);
-    // The user's latest request, when it would be folded: kept verbatim in what replaces it.
-    const request = requestToCarry(history, cut, settings.keepRecentTokens / 2, meter);
+    const { old, tail, oldTokens, request, compactableTokens } = planCut(history, settings, meter);
 
-    if (oldTokens < settings.minOldTokens) {
+    if (compactableTokens < settings.minOldTokens) {
       if (this.#skipNoted) return { events: [] };
       this.#skipNoted = true;
       const tailTokens = meter.estimateMessages(tail);
+      const kept = request
+        ? `, ${oldTokens - compactableTokens} of them the request kept verbatim,`
+        : '';
       const reason =
         `context ${size} tokens is over the threshold ${settings.thresholdTokens}, but the old ` +
-        `segment (${oldTokens} tokens) is under ${settings.minOldTokens} (5% of the window): ` +
+        `segment (${oldTokens} tokens${kept}) is under ${settings.minOldTokens} (5% of the window): ` +
         `the newest messages alone hold ${tailTokens} tokens, so compaction cannot help; not retried until the history grows`;
       return { events: [compactionEvent(base, 'skipped', reason, { after: size })] };
     }
