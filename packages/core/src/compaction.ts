@@ -65,9 +65,10 @@ export interface CompactorDeps {
  * signal is no failure: nothing changes (recorded as `skipped`). The cut never separates a tool
  * call from its result. When the cut folds the user's latest request (a long run of tool calls
  * since the prompt), the summary or drop note carries that request verbatim after its own text
- * (up to half of `keepRecentTokens`; a bigger one is summarised), so the thread is never lost to
- * a summariser that paraphrases it. Old segments under 5% of the window are never compacted, and
- * that case is recorded once, not on every turn.
+ * (within the budget `planCut` sets; a bigger one is summarised), so the thread is never lost to
+ * a summariser that paraphrases it. Old segments with under 5% of the window to compact (the
+ * carried request does not count) are never compacted, and that case is recorded once, not on
+ * every turn.
  */
 export class Compactor {
   readonly #settings: ResolvedCompaction;
