@@ -1,5 +1,6 @@
 import type { ResolvedCompaction } from './compaction-options.js';
 import { requestToCarry } from './compaction-request.js';
+import type { ContextMeter } from './context-meter.js';
 import type { ContentBlock, Message } from './messages.js';
 import type { ModelRequest, ToolSpec } from './provider.js';
 import { trimMessage } from './trim.js';
@@ -80,7 +81,7 @@ export interface CutPlan {
 export function planCut(
   history: readonly Message[],
   settings: ResolvedCompaction,
-  meter: { estimateMessages(messages: readonly Message[]): number },
+  meter: Pick<ContextMeter, 'estimateMessages'>,
 ): CutPlan {
   const estimate = (messages: readonly Message[]): number => meter.estimateMessages(messages);
   const cut = findCut(history, estimate, settings.keepRecentTokens);
@@ -89,12 +90,11 @@ export function planCut(
   const { keepRecentTokens: keep, thresholdTokens: threshold } = settings;
   const cap = Math.floor(Math.min(keep, threshold - keep) / 2);
   const request = requestToCarry(history, cut, cap, meter);
-  const requestTokens = request ? estimate([{ id: 'request', role: 'user', content: request }]) : 0;
   const plan = {
     old,
     tail: history.slice(cut),
     oldTokens,
-    compactableTokens: oldTokens - requestTokens,
+    compactableTokens: oldTokens - (request?.tokens ?? 0),
   };
-  return request ? { ...plan, request } : plan;
+  return request ? { ...plan, request: request.blocks } : plan;
 }

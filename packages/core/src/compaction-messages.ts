@@ -20,11 +20,19 @@ export function withinBudget(ids: readonly string[], contextWindow: number): str
   return out;
 }
 
-/** `text` followed by the text of the carried `request`: what a compaction message names verbatim. */
-function withText(text: string, request: readonly ContentBlock[] | undefined): string {
-  return request
+/**
+ * The identifiers of `source` that a compaction message would not name verbatim: neither its
+ * `text` nor the carried `request` holds them.
+ */
+function identifiersMissing(
+  text: string,
+  source: readonly Message[],
+  request: readonly ContentBlock[] | undefined,
+): string[] {
+  const named = request
     ? `${text}\n${renderTranscript([{ id: 'request', role: 'user', content: request }])}`
     : text;
+  return identifiersNotIn(named, extractIdentifiers(renderTranscript(source)));
 }
 
 /**
@@ -39,10 +47,7 @@ export function summaryMessage(
   contextWindow: number,
   request?: readonly ContentBlock[],
 ): { message: Message; omitted: number } {
-  const missing = identifiersNotIn(
-    withText(text, request),
-    extractIdentifiers(renderTranscript(source)),
-  );
+  const missing = identifiersMissing(text, source, request);
   const fit = withinBudget(missing, contextWindow);
   const carried =
     fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';
@@ -64,7 +69,7 @@ export function dropNote(
   contextWindow: number,
   request?: readonly ContentBlock[],
 ): { message: Message; lost: number } {
-  const all = identifiersNotIn(withText('', request), extractIdentifiers(renderTranscript(old)));
+  const all = identifiersMissing('', old, request);
   const ids = withinBudget(all, contextWindow);
   const named = ids.length > 0 ? ` Exact identifiers they mentioned: ${ids.join(', ')}` : '';
   const message: Message = {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { drainRun } from '../test/drain-run.js';
 import { type ScriptedTurn, ScriptProvider } from '../test/script-provider.js';
 import { StubExecutor } from '../test/stub-executor.js';
+import { failingSummarizer, forgetfulSummarizer } from '../test/summarizers.js';
 import { CARRIED_REQUEST_HEADER } from './compaction-request.js';
 import { validateHistory } from './history.js';
 import type { ContentBlock, Message } from './messages.js';
@@ -48,23 +49,8 @@ const tools = (chatty: boolean): StubExecutor =>
   });
 
 /** A summariser that forgets what the user asked for. */
-function forgetful(calls: SummaryRequest[]): Summarizer {
-  return {
-    async summarize(request) {
-      calls.push(request);
-      return {
-        text: 'The assistant looked up several orders; all lookups succeeded.',
-        usage: { inputTokens: 900, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      };
-    },
-  };
-}
-
-const failing: Summarizer = {
-  summarize: async () => {
-    throw new Error('503 upstream overloaded');
-  },
-};
+const forgetful = (calls: SummaryRequest[]): Summarizer =>
+  forgetfulSummarizer('The assistant looked up several orders; all lookups succeeded.', calls, 20);
 
 /**
  * Whether one user message of `history` holds the request: each of its texts verbatim inside a
@@ -136,7 +122,7 @@ describe("compaction keeps the user's current request verbatim", () => {
   });
 
   it('carries it through a drop note when no summary can be made', async () => {
-    const { result, histories } = await run(failing, REQUEST, true);
+    const { result, histories } = await run(failingSummarizer, REQUEST, true);
     expect(result.status).toBe('completed');
     expect(result.compactions.some((record) => record.stage === 'drop')).toBe(true);
     for (const history of histories) expect(holdsRequest(history, REQUEST)).toBe(true);

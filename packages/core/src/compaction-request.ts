@@ -1,3 +1,4 @@
+import type { ContextMeter } from './context-meter.js';
 import type { ContentBlock, ImageBlock, Message, TextBlock } from './messages.js';
 
 /** Heads the user's request when a summary or drop note carries it verbatim. */
@@ -32,6 +33,12 @@ function requestOf(message: Message): RequestBlock[] {
   return [...lead, ...rest];
 }
 
+/** A request to carry: its blocks and their estimated size. */
+export interface CarriedRequest {
+  readonly blocks: ContentBlock[];
+  readonly tokens: number;
+}
+
 /**
  * The user's latest request, when compaction is about to fold it: the text and images of the
  * newest user message that has any (tool results never count: they are not the user's words), or
@@ -44,10 +51,12 @@ export function requestToCarry(
   history: readonly Message[],
   cut: number,
   maxTokens: number,
-  meter: { estimateMessages(messages: readonly Message[]): number },
-): ContentBlock[] | undefined {
-  const size = (blocks: readonly ContentBlock[]): number =>
-    meter.estimateMessages([{ id: 'request', role: 'user', content: blocks }]);
+  meter: Pick<ContextMeter, 'estimateMessages'>,
+): CarriedRequest | undefined {
+  const fitting = (blocks: ContentBlock[]): CarriedRequest | undefined => {
+    const tokens = meter.estimateMessages([{ id: 'request', role: 'user', content: blocks }]);
+    return tokens <= maxTokens ? { blocks, tokens } : undefined;
+  };
   for (let index = history.length - 1; index >= 0; index--) {
     const message = history[index] as Message;
     if (message.role !== 'user') continue;
@@ -58,13 +67,13 @@ export function requestToCarry(
       continue;
     }
     if (index >= cut) return undefined;
-    if (size(request) <= maxTokens) return request;
+    const whole = fitting(request);
+    if (whole) return whole;
     const images = request.filter((block) => block.type === 'image').length;
     const texts: ContentBlock[] = request.filter((block) => block.type === 'text');
     if (images === 0 || texts.length === 0) return undefined;
     const note = `[${images} image${images === 1 ? '' : 's'} of the request ${images === 1 ? 'was' : 'were'} not kept: over the budget for carrying it]`;
-    const textOnly: ContentBlock[] = [...texts, { type: 'text', text: note }];
-    return size(textOnly) <= maxTokens ? textOnly : undefined;
+    return fitting([...texts, { type: 'text', text: note }]);
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../test/drain-run.js';
 import { type ScriptedTurn, ScriptProvider } from '../test/script-provider.js';
 import { StubExecutor } from '../test/stub-executor.js';
+import { failingSummarizer, forgetfulSummarizer } from '../test/summarizers.js';
 import type { CompactionEvent } from './compaction-record.js';
 import { ConfigError } from './errors.js';
 import { validateHistory } from './history.js';
@@ -37,17 +38,11 @@ const lookupTools = (): StubExecutor =>
   new StubExecutor({ lookup: async (input) => bulkyOutput((input as { n: number }).n) });
 
 /** A summariser that keeps no identifiers at all: compaction must carry them itself. */
-function forgetfulSummarizer(calls: SummaryRequest[] = []): Summarizer {
-  return {
-    async summarize(request) {
-      calls.push(request);
-      return {
-        text: 'The assistant looked up a series of orders one by one; all lookups succeeded.',
-        usage: { inputTokens: 900, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      };
-    },
-  };
-}
+const forgetful = (calls: SummaryRequest[] = []): Summarizer =>
+  forgetfulSummarizer(
+    'The assistant looked up a series of orders one by one; all lookups succeeded.',
+    calls,
+  );
 
 const allText = (messages: readonly Message[]): string => JSON.stringify(messages);
 
@@ -73,7 +68,7 @@ describe('compaction in the loop', () => {
       ],
       tools: lookupTools(),
       limits: { maxTurns: 200 },
-      compaction: { contextWindow: WINDOW, summarizer: forgetfulSummarizer(summaries) },
+      compaction: { contextWindow: WINDOW, summarizer: forgetful(summaries) },
       hooks: {
         async compacted(compactionEvents, history) {
           seen.push(...compactionEvents);
@@ -114,7 +109,7 @@ describe('compaction in the loop', () => {
       tools: lookupTools(),
       compaction: {
         contextWindow: 12_000,
-        summarizer: forgetfulSummarizer(summaries),
+        summarizer: forgetful(summaries),
         trimToolResultTokens: 64,
       },
     });
@@ -126,18 +121,13 @@ describe('compaction in the loop', () => {
   });
 
   it('degrades a failing summariser to trimming or dropping, records why, never keeps an error as a summary', async () => {
-    const failing: Summarizer = {
-      summarize: async () => {
-        throw new Error('503 upstream overloaded');
-      },
-    };
     const { result } = await drainRun({
       provider: new ScriptProvider(lookupScript(60)),
       model: 'test-model',
       history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Check 60 orders.' }] }],
       tools: lookupTools(),
       limits: { maxTurns: 100 },
-      compaction: { contextWindow: WINDOW, summarizer: failing },
+      compaction: { contextWindow: WINDOW, summarizer: failingSummarizer },
     });
     expect(result.status).toBe('completed');
     const skipped = result.compactions.filter((record) => record.stage === 'skipped');
@@ -217,7 +207,7 @@ describe('compaction in the loop', () => {
         { id: 'a0', role: 'assistant', content: [{ type: 'text', text: 'Hi.' }] },
         { id: 'u1', role: 'user', content: [{ type: 'text', text: huge }] },
       ],
-      compaction: { contextWindow: WINDOW, summarizer: forgetfulSummarizer(summaries) },
+      compaction: { contextWindow: WINDOW, summarizer: forgetful(summaries) },
     });
     expect(result.status).toBe('completed');
     expect(summaries).toHaveLength(0);

@@ -36,12 +36,7 @@ export function resultFor(callId) {
 
 /** Reads the first line of stdin (the parent's go signal). */
 export function waitForGo() {
-  return new Promise((resolve) => {
-    process.stdin.once('data', () => {
-      process.stdin.destroy();
-      resolve();
-    });
-  });
+  return goSignals(1)();
 }
 
 /**
