@@ -229,6 +229,30 @@ describe('maxRepeatedCalls guard', () => {
     expect(result).toMatchObject({ status: 'completed', text: 'done' });
   });
 
+  it('does not count different unparseable calls as the same call', async () => {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ name: 'echo', rawInput: '{"a":' }] },
+      { toolCalls: [{ name: 'echo', rawInput: '{"b":' }] },
+      { toolCalls: [{ name: 'echo', rawInput: '{"c":' }] },
+      { text: 'done' },
+    ]);
+    const { result } = await drainRun(options({ provider, limits: { maxRepeatedCalls: 2 } }));
+    expect(result).toMatchObject({ status: 'completed', text: 'done' });
+    for (const message of result.messages) {
+      for (const block of toolResultsOf(message)) {
+        expect(toolResultText(block)).not.toMatch(/already called/);
+      }
+    }
+  });
+
+  it('counts identical unparseable calls as the same call', async () => {
+    const provider = new ScriptProvider(() => ({
+      toolCalls: [{ name: 'echo', rawInput: '{"a":' }],
+    }));
+    const { result } = await drainRun(options({ provider, limits: { maxRepeatedCalls: 2 } }));
+    expect(result).toMatchObject({ status: 'guard', guard: 'max-repeated-calls', turns: 3 });
+  });
+
   it('counts identical parallel calls of one turn', async () => {
     const tools = new StubExecutor({ echo: echoTool });
     const provider = new ScriptProvider([

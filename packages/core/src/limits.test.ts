@@ -106,6 +106,23 @@ describe('RepeatedCallCounter', () => {
     ]).toEqual([1, 1]);
   });
 
+  it('counts unparseable calls with different raw text as different calls', () => {
+    const counter = new RepeatedCallCounter();
+    const broken = (rawInput: string) => ({ ...call('read', {}), rawInput });
+    expect([
+      counter.count(broken('{"a":')),
+      counter.count(broken('{"b":')),
+      counter.count(broken('{"c":')),
+    ]).toEqual([1, 1, 1]);
+    expect(counter.count(broken('{"a":'))).toBe(2);
+  });
+
+  it('does not count an unparseable call as a call with empty arguments', () => {
+    const counter = new RepeatedCallCounter();
+    counter.count(call('read', {}));
+    expect(counter.count({ ...call('read', {}), rawInput: '{}' })).toBe(1);
+  });
+
   it('does not confuse a __proto__ argument with no argument', () => {
     const counter = new RepeatedCallCounter();
     counter.count(call('read', {}));

@@ -71,13 +71,21 @@ export function validateLimits(limits: unknown, field = 'limits'): Limits {
   return record as Limits;
 }
 
-/** Counts identical calls (same tool, same arguments whatever their key order) within a run. */
+/**
+ * Counts identical calls (same tool, same arguments whatever their key order) within a run. A call
+ * whose arguments could not be parsed (`rawInput` set, `input` a stand-in `{}`) is keyed on its raw
+ * text: two different broken calls are different calls, and neither is the call with `{}`.
+ */
 export class RepeatedCallCounter {
   readonly #counts = new Map<string, number>();
 
   /** Counts one more call and returns how many times this exact call has now been made. */
   count(call: ToolUseBlock): number {
-    const key = `${call.name}\u0000${canonicalJson(call.input)}`;
+    const args =
+      typeof call.rawInput === 'string'
+        ? `raw\u0000${call.rawInput}`
+        : `json\u0000${canonicalJson(call.input)}`;
+    const key = `${call.name}\u0000${args}`;
     const next = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, next);
     return next;

@@ -17,6 +17,8 @@ export interface ScriptedCall {
   readonly name: string;
   /** Arguments (default `{}`). */
   readonly input?: unknown;
+  /** Argument text that is not valid JSON: the call then has `input` `{}` and this `rawInput`. */
+  readonly rawInput?: string;
 }
 
 /**
@@ -64,7 +66,8 @@ export function scriptedEvents(turn: ScriptedTurn): StreamEvent[] {
   const calls = (turn.toolCalls ?? []).map((call) => ({
     id: call.id ?? `call_${++nextCallNumber}`,
     name: call.name,
-    input: call.input ?? {},
+    input: call.rawInput === undefined ? (call.input ?? {}) : {},
+    ...(call.rawInput === undefined ? {} : { rawInput: call.rawInput }),
   }));
   const usage: Usage = {
     inputTokens: turn.usage?.inputTokens ?? 0,
@@ -81,7 +84,11 @@ export function scriptedEvents(turn: ScriptedTurn): StreamEvent[] {
   for (const text of deltas) events.push({ type: 'text-delta', text });
   for (const call of calls) {
     events.push({ type: 'tool-call-start', id: call.id, name: call.name });
-    events.push({ type: 'tool-call-delta', id: call.id, json: JSON.stringify(call.input) });
+    events.push({
+      type: 'tool-call-delta',
+      id: call.id,
+      json: call.rawInput ?? JSON.stringify(call.input),
+    });
     events.push({ type: 'tool-call-end', id: call.id, name: call.name, input: call.input });
   }
   events.push({ type: 'usage', usage });
