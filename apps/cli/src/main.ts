@@ -21,6 +21,7 @@ import {
   shownDb,
   startMcpServers,
 } from './build-agent.js';
+import { quietOnClosedPipes } from './closed-pipes.js';
 import { HELP } from './help.js';
 import { closeCliCassette, openCliCassette } from './record-replay.js';
 import type { Output } from './render.js';
@@ -96,13 +97,6 @@ async function runAgent(
     err: process.stderr,
     color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
   };
-  // A reader that goes away (`mh … | head`) is not an error of ours.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-      throw error;
-    });
-  }
   // `--trace`: after each answer, the run's span tree and metrics on stderr.
   const printTrace = tracing
     ? (): void => {
@@ -153,6 +147,8 @@ async function runAgent(
   return interactive ? 0 : worst;
 }
 
+// A reader that goes away (`mh … | head`) is not an error of ours: set before the first write.
+quietOnClosedPipes();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
