@@ -90,8 +90,19 @@ export class CliSession {
       return 0;
     }
     if (trimmed === '/reset') {
-      this.#agent.reset();
-      this.#output.err.write('(conversation cleared)\n');
+      try {
+        await this.#agent.reset();
+      } catch (error) {
+        this.#output.err.write(`${commandError(trimmed, error)}\n`);
+        return 1;
+      }
+      // With a session the conversation goes on from empty on a new branch; the old one is kept.
+      const branch = this.#agent.session?.branch;
+      this.#output.err.write(
+        branch === undefined
+          ? '(conversation cleared)\n'
+          : `(conversation cleared: now on new branch ${branch}; the previous one is kept)\n`,
+      );
       return 0;
     }
     if (trimmed === '/history') {

@@ -3,6 +3,7 @@ import {
   type Clock,
   type CompactionOptions,
   ConfigError,
+  defaultPricing,
   HarnessError,
   type Limits,
   type Message,
@@ -126,6 +127,23 @@ export function failedBeforeStart(error: unknown, history: readonly Message[]): 
     repairs: [],
     compactions: [],
   };
+}
+
+/**
+ * Refuses a cost limit on a model whose price is unknown (the guard could never trip), naming
+ * `field`: `limits.maxCostUsd` for the agent's limits, `options.limits.maxCostUsd` for a run's.
+ */
+export function checkCostLimit(
+  limits: Limits | undefined,
+  options: Pick<AgentOptions, 'model' | 'pricing'>,
+  field: string,
+): void {
+  if (limits?.maxCostUsd === undefined) return;
+  if ((options.pricing ?? defaultPricing).lookup(options.model) !== undefined) return;
+  throw new ConfigError(
+    `${field}.maxCostUsd`,
+    `no price is known for model ${options.model}; add one with pricing`,
+  );
 }
 
 /** Per-run limits over the agent's; a key set to `undefined` does not erase the agent's value. */

@@ -7,7 +7,6 @@ import {
   ConfigError,
   type ContextMeter,
   checkSampling,
-  defaultPricing,
   HarnessError,
   type Message,
   messageText,
@@ -20,6 +19,7 @@ import { agentCompaction, agentMeter } from './agent-compaction.js';
 import {
   type AgentOptions,
   buildExecutor,
+  checkCostLimit,
   checkPermissions,
   failedBeforeStart,
   mergeLimits,
@@ -27,6 +27,7 @@ import {
   type RunOptions,
 } from './agent-options.js';
 import { recoverTurn, toPromptMessage } from './agent-recovery.js';
+import { cancelMark } from './cancel-mark.js';
 import { InjectionDefense, type Refence } from './injection-defense.js';
 import { SessionBinding } from './session-binding.js';
 
@@ -52,6 +53,8 @@ export class Agent {
   #history: Message[];
   #loaded = false;
   #running = false;
+  /** A reset whose store part (a new empty branch) is still under way; runs wait for it. */
+  #resetting: Promise<unknown> | undefined;
 
   constructor(options: AgentOptions) {
     if (options === null || typeof options !== 'object')
@@ -68,16 +71,7 @@ export class Agent {
       throw new ConfigError('system', 'expected a string');
     if (options.history !== undefined) assertMessages(options.history, 'history');
     checkSampling(options);
-    const limits = validateLimits(options.limits);
-    if (
-      limits.maxCostUsd !== undefined &&
-      (options.pricing ?? defaultPricing).lookup(options.model) === undefined
-    ) {
-      throw new ConfigError(
-        'limits.maxCostUsd',
-        `no price is known for model ${options.model}; add one with pricing`,
-      );
-    }
+    checkCostLimit(validateLimits(options.limits), options, 'limits');
     checkPermissions(options.permissions);
     this.#options = options;
     const tools = buildExecutor(options);
@@ -109,10 +103,47 @@ export class Agent {
     return this.#history.slice();
   }
 
-  /** Forgets the conversation. */
-  reset(): void {
+  /**
+   * Forgets the conversation. With a session, the conversation goes on from empty on a new branch
+   * (`reset-1`, `reset-2`, …) that becomes the session's current branch: the old branch stays as
+   * it was, so the reset is recorded and nothing stored is lost. The history is empty at once;
+   * the returned promise settles when the store has the new branch, and a run started before
+   * that waits for it (a run after a reset whose store part failed ends with that error).
+   */
+  reset(): Promise<void> {
     this.#assertIdle();
     this.#history = [];
+    const session = this.#session;
+    if (!session) return Promise.resolve();
+    const previous = this.#resetting ?? Promise.resolve();
+    const done = previous.then(() => this.#resetSession(session));
+    this.#resetting = done;
+    // Awaited or not: an unawaited reset must not crash the process; the next run reports it.
+    done.catch(() => {});
+    return done;
+  }
+
+  async #resetSession(session: SessionBinding): Promise<void> {
+    if (!this.#loaded) {
+      await session.load();
+      this.#loaded = true;
+    }
+    if (session.exists && session.head !== null) {
+      this.#follow(session, await session.startOver());
+    }
+    this.#history = [];
+    this.#restoreMeter();
+  }
+
+  /** Waits for a reset under way; a failed one is reported once, by the run that waits for it. */
+  async #settleReset(): Promise<void> {
+    const resetting = this.#resetting;
+    if (!resetting) return;
+    try {
+      await resetting;
+    } finally {
+      if (this.#resetting === resetting) this.#resetting = undefined;
+    }
   }
 
   /** Runs one prompt to the end and returns how it ended. Never throws for run failures. */
@@ -157,6 +188,7 @@ export class Agent {
 
   /** Loads the session's history (once); the first run does it on its own. */
   async load(): Promise<readonly Message[]> {
+    await this.#settleReset();
     if (this.#session && !this.#loaded) {
       this.#history = this.#follow(this.#session, await this.#session.load());
       this.#restoreMeter();
@@ -176,6 +208,7 @@ export class Agent {
    */
   async rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('rewind');
+    await this.#settleReset();
     await this.load();
     const state = await session.store.rewind(session.id, checkpointId, newBranch);
     this.#history = this.#follow(session, session.adopt(state));
@@ -186,6 +219,7 @@ export class Agent {
   /** Starts `newBranch` at the current head and continues there. */
   async fork(newBranch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('fork');
+    await this.#settleReset();
     await this.load();
     const state = await session.store.fork(session.id, newBranch, session.branch);
     this.#history = this.#follow(session, session.adopt(state));
@@ -196,7 +230,7 @@ export class Agent {
   /** Continues on another existing branch. */
   async switchBranch(branch: string): Promise<readonly Message[]> {
     const session = this.#requireSession('switchBranch');
-    this.#assertIdle();
+    await this.#settleReset();
     this.#history = this.#follow(
       session,
       session.adopt(await session.store.switchBranch(session.id, branch)),
@@ -217,18 +251,36 @@ export class Agent {
     message: Message | undefined,
     options: RunOptions,
   ): AsyncGenerator<AgentEvent, void, void> {
+    // Every check comes before the prompt is kept or stored: a refused run leaves no trace.
     assertOptions(options, ['signal', 'limits'], 'options');
-    if (options.limits !== undefined) validateLimits(options.limits, 'options.limits');
+    if (options.limits !== undefined) {
+      checkCostLimit(
+        validateLimits(options.limits, 'options.limits'),
+        this.#options,
+        'options.limits',
+      );
+    }
     this.#assertIdle();
     this.#running = true;
     const session = this.#session;
     let settled = false;
+    let failed = false;
     try {
+      await this.#settleReset();
+      if (message && this.#history.some((known) => known.id === message.id)) {
+        throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
+      }
       if (session) {
         if (!this.#loaded) {
           this.#history = this.#follow(session, await session.load());
           this.#restoreMeter();
           this.#loaded = true;
+          if (message && this.#history.some((known) => known.id === message.id)) {
+            throw new ConfigError(
+              'prompt.id',
+              `message ${message.id} is already in the conversation`,
+            );
+          }
         }
         if (!session.exists && !message) return; // nothing was ever run: nothing to resume
         await session.ensureCreated(
@@ -250,6 +302,7 @@ export class Agent {
         yield { type: 'run-end', result: failedBeforeStart(refused, this.#history) };
         return;
       }
+      this.#loopStarted = true;
       const loop = runLoop({
         provider: this.#options.provider,
         model: this.#options.model,
@@ -271,18 +324,62 @@ export class Agent {
         },
       });
       for await (const event of loop) {
-        if (event.type === 'run-end' && session) {
-          settled = true;
-          yield { type: 'run-end', result: await this.#commitRest(session, event.result) };
-        } else {
+        if (event.type !== 'run-end') {
           yield event;
+          continue;
         }
+        let result = event.result;
+        if (result.status === 'cancelled') result = this.#recordCancel(result);
+        settled = true;
+        yield {
+          type: 'run-end',
+          result: session ? await this.#commitRest(session, result) : result,
+        };
       }
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      // A consumer that stopped early still leaves a committed, valid history behind.
-      if (session && !settled) await session.commitThrough(this.#history).catch(() => {});
+      if (!settled) {
+        // A consumer that stopped iterating early cancelled the run: record the cancel.
+        const abandoned = this.#loopStarted && !failed;
+        if (abandoned) this.#appendCancelMark();
+        // Either way, leave a committed, valid history behind.
+        await session
+          ?.commitThrough(this.#history, abandoned ? { extra: { status: 'cancelled' } } : {})
+          .catch(() => {});
+      }
+      this.#loopStarted = false;
       this.#running = false;
     }
+  }
+
+  /** Whether the current stream got as far as the loop (its prompt is kept). */
+  #loopStarted = false;
+
+  /** Adds the cancel mark to a cancelled run's history and result (see `appendCancelMark`). */
+  #recordCancel(result: RunResult): RunResult {
+    const mark = this.#appendCancelMark();
+    if (!mark) return result;
+    return {
+      ...result,
+      messages: [...result.messages, mark],
+      newMessages: [...result.newMessages, mark],
+    };
+  }
+
+  /**
+   * Ends a cancelled run's history with an assistant message saying so, when it would otherwise
+   * end awaiting an answer (the prompt, or the results of cancelled calls). The cancel is then
+   * part of the conversation: `resume()` finds nothing to answer and does not pay for a model call
+   * the user cancelled, and the next run's model sees the request was abandoned. A crash leaves
+   * no mark, so `resume()` still finishes what a crash interrupted.
+   */
+  #appendCancelMark(): Message | undefined {
+    if (this.#history.at(-1)?.role !== 'user') return undefined;
+    const mark = cancelMark();
+    this.#history = [...this.#history, mark];
+    return mark;
   }
 
   /**

@@ -74,7 +74,13 @@ export class SessionBinding {
   readonly #session: AgentSession;
   #branch: string;
   #head: string | null = null;
-  #committed = 0;
+  /**
+   * Ids of the view's messages the store already holds: committed messages, and the summaries
+   * and drop notes of compactions (stored as patches). The view and the store are kept in step by
+   * these identities, never by counts: whatever rewrites the view (a reset, a compaction, a run
+   * refused before it started), what is new is exactly the messages the store does not know.
+   */
+  #known = new Set<string>();
   #exists = false;
   /** Compactions made since the last commit; stored with the next checkpoint. */
   #pendingPatches: CompactionPatch[] = [];
@@ -164,7 +170,7 @@ export class SessionBinding {
     const view = rebuildView(state);
     this.#context = view.context;
     this.#boundaries = storedBoundaries(state);
-    this.#committed = view.messages.length;
+    this.#known = new Set(view.messages.map((message) => message.id));
     return view.messages;
   }
 
@@ -188,17 +194,46 @@ export class SessionBinding {
     return this.#boundaries;
   }
 
+  /**
+   * Starts the conversation over on a new empty branch, named `reset-1`, `reset-2`, … (the first
+   * free one), and makes it current; the branch in use stays as it was. Another writer taking the
+   * same name first makes it try the next one.
+   */
+  async startOver(): Promise<Message[]> {
+    const { store, id } = this.#session;
+    const taken = new Set((await store.listBranches(id)).map((branch) => branch.name));
+    let n = 1;
+    for (let attempt = 0; ; attempt++) {
+      while (taken.has(`reset-${n}`)) n++;
+      try {
+        return this.adopt(await store.rewind(id, null, `reset-${n}`));
+      } catch (error) {
+        if (attempt >= 4 || !ConfigError.isInstance(error) || error.field !== 'newBranch')
+          throw error;
+        taken.add(`reset-${n}`);
+      }
+    }
+  }
+
   /** The interrupted turn of this branch, if one was journaled on top of the current head. */
   async pendingTurn(): Promise<PendingTurn | undefined> {
     const pending = await this.#session.store.pendingTurn(this.#session.id, this.#branch);
     return pending && pending.baseHead === this.#head ? pending : undefined;
   }
 
-  /** Commits `history` beyond what is already committed, as one checkpoint. */
+  /** The head of the branch as this binding last saw it (null: an empty branch). */
+  get head(): string | null {
+    return this.#head;
+  }
+
+  /**
+   * Commits, as one checkpoint, the messages of `history` the store does not hold yet: its
+   * newest messages after the last stored one.
+   */
   async commitThrough(history: readonly Message[], meta: CheckpointMeta = {}): Promise<void> {
-    this.#viewLength = history.length;
-    if (history.length <= this.#committed) return;
-    await this.#commit(history.slice(this.#committed), meta);
+    const fresh = unknownSuffix(history, this.#known);
+    if (fresh.length === 0) return;
+    await this.#commit(fresh, meta);
   }
 
   /** Hooks for the loop: journal before tools run, commit each whole turn. */
@@ -218,15 +253,11 @@ export class SessionBinding {
       compacted: async (events, history) => {
         const patches = compactionPatches(events, history);
         this.#pendingPatches.push(...patches);
-        // Compaction rewrites only the old part: what was uncommitted is still the newest messages.
-        const uncommitted = Math.max(0, this.#viewLength - this.#committed);
-        this.#viewLength = history.length;
-        this.#committed = Math.max(0, history.length - uncommitted);
+        // A summary or drop note is stored as its patch, with the next checkpoint: never as a turn.
+        for (const patch of patches) if (patch.insert) this.#known.add(patch.insert.id);
       },
     };
   }
-
-  #viewLength = 0;
 
   async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {
     const patches = this.#pendingPatches;
@@ -241,10 +272,19 @@ export class SessionBinding {
     );
     this.#pendingPatches = [];
     this.#head = checkpoint.id;
-    this.#committed += messages.length;
-    this.#viewLength = this.#committed;
+    for (const message of messages) this.#known.add(message.id);
     if (this.boundary !== undefined) this.#boundaries = withNewest(this.#boundaries, this.boundary);
   }
+}
+
+/**
+ * The messages of `history` after the last one `known` holds: what the store does not have yet.
+ * Only the tail is walked (a turn's worth), so a commit costs the same at turn 10 and turn 10,000.
+ */
+function unknownSuffix(history: readonly Message[], known: ReadonlySet<string>): Message[] {
+  let start = history.length;
+  while (start > 0 && !known.has((history[start - 1] as Message).id)) start--;
+  return history.slice(start);
 }
 
 /** The key of `CheckpointMeta.extra` recording the injection defence's boundary. */

@@ -1,0 +1,250 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConfigError,
+  type Message,
+  messageText,
+  type SessionStore,
+  validateHistory,
+} from '@mh/core';
+import { scripted } from '@mh/providers';
+import { openSqliteStore } from '@mh/session-sqlite';
+import { defineTool } from '@mh/tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../src/agent.js';
+
+/**
+ * The seams between the Agent and its store where the first build lost work (issue 15, SPEC
+ * defects 4, 5 and 6), through a real SQLite file.
+ */
+let dir: string;
+let store: SessionStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mh-seams-'));
+  store = await openSqliteStore(join(dir, 's.db'));
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const texts = (messages: readonly Message[]): string[] =>
+  messages.map((message) => `${message.role}:${messageText(message)}`);
+
+/** Every branch of the session holds a valid history with no two user prompts lost. */
+async function expectValidBranches(sessionId: string): Promise<void> {
+  for (const branch of await store.listBranches(sessionId)) {
+    const state = await store.load(sessionId, branch.name);
+    expect(validateHistory(state.messages), branch.name).toEqual([]);
+  }
+}
+
+describe('Agent.reset with a session', () => {
+  it('keeps the next prompt: reset starts a new branch from empty and records it', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'three' }, { text: 'four' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    await agent.run('What is 1+2?');
+    await agent.reset();
+    expect(agent.history).toEqual([]);
+    const after = await agent.run('What is 2+2?');
+    expect(after.status).toBe('completed');
+
+    const current = await store.load('s1');
+    expect(texts(current.messages)).toEqual(['user:What is 2+2?', 'assistant:four']);
+    expect(current.branch).not.toBe('main');
+    const main = await store.load('s1', 'main');
+    expect(texts(main.messages)).toEqual(['user:What is 1+2?', 'assistant:three']);
+    await expectValidBranches('s1');
+
+    // A new agent on the session continues after the reset, not before it.
+    const provider = scripted([{ text: 'five' }]);
+    const next = new Agent({ provider, model: 'm', session: { store, id: 's1' } });
+    await next.run('And 2+3?');
+    expect(texts(provider.requests[0]?.messages ?? [])).toEqual([
+      'user:What is 2+2?',
+      'assistant:four',
+      'user:And 2+3?',
+    ]);
+  });
+
+  it('keeps the next prompt when the reset is not awaited', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'three' }, { text: 'four' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    await agent.run('What is 1+2?');
+    void agent.reset();
+    await agent.run('What is 2+2?');
+    expect(texts((await store.load('s1')).messages)).toEqual([
+      'user:What is 2+2?',
+      'assistant:four',
+    ]);
+  });
+
+  it('resets twice in a row and on a new session without losing a prompt', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'a' }, { text: 'b' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    await agent.reset(); // nothing stored yet: nothing to leave behind
+    await agent.run('one');
+    await agent.reset();
+    await agent.reset();
+    await agent.run('two');
+    expect(texts((await store.load('s1')).messages)).toEqual(['user:two', 'assistant:b']);
+    const all = await Promise.all(
+      (await store.listBranches('s1')).map(async (branch) =>
+        texts((await store.load('s1', branch.name)).messages),
+      ),
+    );
+    expect(all.flat().filter((text) => text.startsWith('user:'))).toEqual(
+      expect.arrayContaining(['user:one', 'user:two']),
+    );
+    await expectValidBranches('s1');
+  });
+});
+
+describe('a cancelled run with a session', () => {
+  it('is recorded as cancelled and resume() does not call the model for it', async () => {
+    const controller = new AbortController();
+    const agent = new Agent({
+      provider: scripted([{ text: 'never seen', hangAfterEvents: 0 }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    setTimeout(() => controller.abort(), 20);
+    const result = await agent.run('a long question', { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+
+    const provider = scripted([{ text: 'should not be asked' }]);
+    const resumed = new Agent({ provider, model: 'm', session: { store, id: 's1' } });
+    expect(await resumed.resume()).toBeUndefined();
+    expect(provider.requests).toHaveLength(0);
+    const state = await store.load('s1');
+    expect(validateHistory(state.messages)).toEqual([]);
+    expect(state.checkpoints.at(-1)?.meta.extra?.status).toBe('cancelled');
+  });
+
+  it('is not re-run by the next run: the model sees the cancel, then the new prompt', async () => {
+    const controller = new AbortController();
+    const agent = new Agent({
+      provider: scripted([{ text: 'never seen', hangAfterEvents: 0 }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    setTimeout(() => controller.abort(), 20);
+    await agent.run('first', { signal: controller.signal });
+    const provider = scripted([{ text: 'second answer' }]);
+    const next = new Agent({ provider, model: 'm', session: { store, id: 's1' } });
+    expect((await next.run('second')).text).toBe('second answer');
+    expect(provider.requests).toHaveLength(1);
+    const roles = provider.requests[0]?.messages.map((message) => message.role);
+    expect(roles).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('stays cancelled when the consumer abandons the stream', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'never seen', hangAfterEvents: 0 }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    for await (const event of agent.stream('abandon me')) {
+      if (event.type === 'run-start') break;
+    }
+    const provider = scripted([{ text: 'should not be asked' }]);
+    const resumed = new Agent({ provider, model: 'm', session: { store, id: 's1' } });
+    expect(await resumed.resume()).toBeUndefined();
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('stays cancelled when the cancel lands while a tool runs', async () => {
+    const controller = new AbortController();
+    const slow = defineTool({
+      name: 'slow',
+      description: 'waits until aborted',
+      permission: 'read',
+      input: z.object({}),
+      run: (_input, context) =>
+        new Promise<string>((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+          setTimeout(() => controller.abort(), 10);
+        }),
+    });
+    const agent = new Agent({
+      provider: scripted([{ toolCalls: [{ name: 'slow', input: {} }] }]),
+      model: 'm',
+      tools: [slow],
+      session: { store, id: 's1' },
+    });
+    expect((await agent.run('go', { signal: controller.signal })).status).toBe('cancelled');
+    const provider = scripted([{ text: 'should not be asked' }]);
+    const resumed = new Agent({
+      provider,
+      model: 'm',
+      tools: [slow],
+      session: { store, id: 's1' },
+    });
+    expect(await resumed.resume()).toBeUndefined();
+    expect(provider.requests).toHaveLength(0);
+    expect(validateHistory((await store.load('s1')).messages)).toEqual([]);
+  });
+
+  it('a crash (nothing recorded) is still finished by resume()', async () => {
+    await store.createSession({ id: 's1' });
+    await store.commit(
+      's1',
+      { messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'q' }] }], meta: {} },
+      { expectedHead: null },
+    );
+    const provider = scripted([{ text: 'answered' }]);
+    const agent = new Agent({ provider, model: 'm', session: { store, id: 's1' } });
+    expect((await agent.resume())?.text).toBe('answered');
+  });
+});
+
+describe('a bad per-run option', () => {
+  it('is refused before the prompt is committed or kept', async () => {
+    const provider = scripted([{ text: 'ok' }]);
+    const agent = new Agent({ provider, model: 'unpriced-model', session: { store, id: 's1' } });
+    await agent.run('first');
+    const before = await store.load('s1');
+    let error: unknown;
+    try {
+      await agent.run('x', { limits: { maxCostUsd: 1 } });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error) ? error.field : error).toBe('options.limits.maxCostUsd');
+    expect(agent.history.map((message) => message.id)).toEqual(
+      before.messages.map((message) => message.id),
+    );
+    expect((await store.load('s1')).head).toBe(before.head);
+  });
+
+  it('is refused without a session too, leaving the history as it was', async () => {
+    const agent = new Agent({ provider: scripted([{ text: 'ok' }]), model: 'unpriced-model' });
+    await expect(agent.run('x', { limits: { maxCostUsd: 1 } })).rejects.toThrow(/price/);
+    expect(agent.history).toEqual([]);
+  });
+
+  it('refuses a prompt whose id is already in the history instead of dropping it', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'a' }, { text: 'b' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    const prompt: Message = { id: 'p1', role: 'user', content: [{ type: 'text', text: 'hi' }] };
+    await agent.run(prompt);
+    await expect(agent.run(prompt)).rejects.toThrow(/prompt\.id/);
+    expect(texts((await store.load('s1')).messages)).toEqual(['user:hi', 'assistant:a']);
+  });
+});
