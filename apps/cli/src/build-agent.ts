@@ -85,6 +85,11 @@ export function newSessionId(now: Date = new Date()): string {
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
+/** Whether `--db` names a PostgreSQL database (else it is a SQLite file). */
+export function isPostgresUrl(db: string): boolean {
+  return POSTGRES_URL.test(db);
+}
+
 /**
  * Opens the session store `--db` names: a PostgreSQL database for a `postgres://` URL (many
  * machines can share it), else a SQLite file. Each store and its driver load only when used.

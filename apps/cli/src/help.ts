@@ -31,8 +31,9 @@ Agent:
   --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)
 
 Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, crash-safe):
-  --db PATH|URL           keep the conversation in this SQLite file (created if absent), or in a
-                          PostgreSQL database shared by many machines (postgres://user@host/db)
+  --db PATH|URL           keep the conversation in this SQLite file, or in a PostgreSQL database
+                          shared by many machines (postgres://user@host/db). A new session creates
+                          the file; --list-sessions and --session refuse one that does not exist
   --session ID            resume session ID (default with --db: a new session; its id is printed)
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH

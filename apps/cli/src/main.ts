@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import type { Cassette } from '@mh/eval';
@@ -14,6 +15,7 @@ import { type CliOptions, parseCliArgs, UsageError } from './args.js';
 import {
   buildAgent,
   DEFAULT_MODELS,
+  isPostgresUrl,
   localTools,
   type McpServers,
   openStore,
@@ -40,12 +42,31 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
-  const store = options.db === undefined ? undefined : await openStore(options.db);
+  // Listing tools reads no session: the database is neither opened nor created.
+  const db = options.listTools && !options.listSessions ? undefined : options.db;
+  if (db !== undefined) refuseMissingDatabase(db, options);
+  const store = db === undefined ? undefined : await openStore(db);
   try {
     return await runWith(options, store);
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * Reading sessions (`--list-sessions`, `--session ID`) needs a SQLite file that exists: opening
+ * one creates it, which would leave an empty database behind a typo. Only a new session creates it.
+ */
+function refuseMissingDatabase(db: string, options: CliOptions): void {
+  if (isPostgresUrl(db) || existsSync(db)) return;
+  if (options.listSessions)
+    throw new UsageError(
+      `--db ${db}: no such session database (nothing to list; a run with --db ${db} creates it)`,
+    );
+  if (options.session !== undefined)
+    throw new UsageError(
+      `--db ${db}: no such session database, so no session ${options.session} to resume (omit --session to start one)`,
+    );
 }
 
 async function runWith(options: CliOptions, store: SessionStore | undefined): Promise<number> {
