@@ -10,10 +10,15 @@ const brand = (name: string): symbol => Symbol.for(`mh.error.${name}`);
 /** A type guard for the errors branded `name`, usable unbound (`errors.filter(X.isInstance)`). */
 function brandCheck<T>(name: string): (value: unknown) => value is T {
   const symbol = brand(name);
-  return (value: unknown): value is T =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[symbol] === true;
+  return (value: unknown): value is T => {
+    if (typeof value !== 'object' || value === null) return false;
+    // A thrown Proxy's trap may throw: such a value is no mini-harness error, and asking must not throw.
+    try {
+      return (value as Record<symbol, unknown>)[symbol] === true;
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** Base class of every error mini-harness throws. */

@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { SpanEventRecord, SpanRecord, SpanStatus } from './span-record.js';
+import { isErrorObject, thrownText } from './thrown-text.js';
 import { SPAN_EVENTS } from './trace-vocabulary.js';
 import type { Attributes, AttributeValue, Span, SpanOptions, Tracer } from './tracer.js';
 
@@ -83,10 +84,9 @@ class RecordingSpan implements Span {
   recordError(error: unknown): void {
     if (this.#ended) return;
     this.#status = 'error';
-    const isError = error instanceof Error;
     this.addEvent(SPAN_EVENTS.exception, {
-      'exception.type': isError ? error.name : typeof error,
-      'exception.message': isError ? error.message : String(error),
+      'exception.type': exceptionType(error),
+      'exception.message': thrownText('The operation', error),
     });
   }
 
@@ -164,4 +164,14 @@ export class InMemoryTracer implements Tracer {
   clear(): void {
     this.#finished.length = 0;
   }
+}
+
+/** An error's class name, else the type of what was thrown; never throws (a hostile `name` getter). */
+function exceptionType(error: unknown): string {
+  try {
+    if (isErrorObject(error) && typeof error.name === 'string') return error.name;
+  } catch {
+    // Fall through: a value whose prototype or name cannot be read is described by its type.
+  }
+  return typeof error;
 }

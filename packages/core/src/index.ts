@@ -140,6 +140,7 @@ export {
 } from './span-record.js';
 export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
 export { renderTranscript, SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './summary-prompt.js';
+export { isErrorObject, thrownKind, thrownMessage, thrownText } from './thrown-text.js';
 export {
   estimateBlockTokens,
   estimateMessageTokens,

@@ -379,3 +379,55 @@ describe('runLoop persistence hooks', () => {
     expect(validateHistory(result.messages)).toEqual([]);
   });
 });
+
+describe('runLoop with a failure that resists being turned into text', () => {
+  const unreadable = (): unknown => Object.create(null);
+
+  it('ends with status error, not a throw, when the executor rejects with a null-prototype object', async () => {
+    const executor: ToolExecutor = {
+      specs: () => [],
+      execute: (): AsyncIterable<ToolOutcome> => ({
+        [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(unreadable()) }),
+      }),
+    };
+    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }]);
+    const { result } = await drainRun(options({ provider, tools: executor }));
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toMatch(/failed without a readable message/);
+  });
+
+  it('ends with status error, not a throw, when the provider throws a null-prototype object', async () => {
+    const provider = new ScriptProvider([{ error: unreadable(), eventsBeforeStop: 1 }]);
+    const { result } = await drainRun(options({ provider }));
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toMatch(/failed without a readable message/);
+  });
+
+  it('answers a result whose toolUseId is unreadable as malformed, and completes', async () => {
+    const executor: ToolExecutor = {
+      specs: () => [],
+      async *execute(calls) {
+        for (const call of calls) {
+          const result = {
+            type: 'tool_result',
+            toolUseId: unreadable(),
+            content: [],
+            isError: false,
+          };
+          yield {
+            call,
+            result,
+            status: 'ok',
+            attempts: 1,
+            durationMs: 0,
+          } as unknown as ToolOutcome;
+        }
+      },
+    };
+    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
+    const { result } = await drainRun(options({ provider, tools: executor }));
+    expect(result.status).toBe('completed');
+    const answers = toolResultsOf(result.messages[2] as Message);
+    expect(answers).toMatchObject([{ isError: true }]);
+  });
+});

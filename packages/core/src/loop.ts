@@ -13,6 +13,7 @@ import type { ModelRequest, StopReason } from './provider.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
+import { isErrorObject, thrownText } from './thrown-text.js';
 import { estimateRequestTokens } from './tokens.js';
 import { runToolBatch } from './tool-batch.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS } from './trace-vocabulary.js';
@@ -279,7 +280,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
       } catch (error) {
         stop = {
           status: 'error',
-          error: error instanceof Error ? error : new HarnessError(String(error)),
+          error: isErrorObject(error) ? error : new HarnessError(thrownText('The run', error)),
         };
       } finally {
         if (stop?.status === 'error') recordFailure(turnSpan, stop.error);

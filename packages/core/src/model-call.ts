@@ -7,6 +7,7 @@ import type { PricingTable } from './pricing.js';
 import type { ModelRequest, Provider, StreamEvent } from './provider.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
+import { isErrorObject, thrownText } from './thrown-text.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS, SPAN_EVENTS } from './trace-vocabulary.js';
 import { type Attributes, SPAN_NAMES, type Span, type Tracer } from './tracer.js';
 import { addUsage, promptTokens, type Usage, ZERO_USAGE } from './usage.js';
@@ -120,8 +121,9 @@ export async function* streamModelCall(
     }
   } catch (error) {
     if (!run.aborted)
-      failure =
-        error instanceof Error ? error : new ProviderError(String(error), { kind: 'server' });
+      failure = isErrorObject(error)
+        ? error
+        : new ProviderError(thrownText(`Provider ${provider.name}`, error), { kind: 'server' });
   }
   flushText();
   if (end === undefined && failure === undefined && !run.aborted) {

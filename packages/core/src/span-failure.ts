@@ -22,7 +22,11 @@ export function errorKind(error: unknown): string {
   if (ToolTimeoutError.isInstance(error)) return 'timeout';
   if (ToolInputError.isInstance(error)) return 'invalid-arguments';
   if (PermissionDeniedError.isInstance(error)) return 'denied';
-  if (HarnessError.isInstance(error) || error instanceof Error) return error.name || 'Error';
+  try {
+    if (HarnessError.isInstance(error) || error instanceof Error) return error.name || 'Error';
+  } catch {
+    // A thrown Proxy or a throwing `name` getter: classified as a non-error, never rethrown.
+  }
   return '_OTHER';
 }
 

@@ -1,6 +1,7 @@
 import type { PricingTable } from './pricing.js';
 import { ABORTED } from './run-signal.js';
 import type { Summarizer, SummaryRequest } from './summarizer.js';
+import { thrownText } from './thrown-text.js';
 import { type Usage, ZERO_USAGE } from './usage.js';
 
 /** What one call of a `Summarizer` came to, whatever the summariser did. */
@@ -44,7 +45,7 @@ export async function callSummarizer(
     return {
       usage,
       costUsd: price(usage),
-      failure: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
+      failure: `the summary call failed: ${thrownText('The summariser', error)}`,
       cancelled: signal?.aborted === true,
     };
   }

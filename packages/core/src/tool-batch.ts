@@ -8,6 +8,7 @@ import { type ToolResultBlock, type ToolUseBlock, toolResult } from './messages.
 import type { AgentEvent } from './run-result.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
+import { thrownKind, thrownText } from './thrown-text.js';
 import type { ToolCallHooks, ToolExecutor, ToolOutcome } from './tool.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS, SPAN_EVENTS } from './trace-vocabulary.js';
 import { SPAN_NAMES, type Span, type Tracer } from './tracer.js';
@@ -217,13 +218,22 @@ function tracingHooks(
   };
 }
 
-/** The outcome's result if it is well-formed and answers its call, else an error result saying so. */
+/**
+ * The outcome's result if it is well-formed and answers its call, else an error result saying so.
+ * Never throws: an executor's result that cannot even be read (a throwing getter) is malformed too.
+ */
 function checkedResult(outcome: ToolOutcome): ToolResultBlock {
   const { call, result } = outcome;
-  const problem =
-    result?.toolUseId !== call.id
-      ? `it answers call ${String(result?.toolUseId)}, not ${call.id}`
-      : messageProblem({ id: 'result', role: 'user', content: [result] }, 'result');
+  let problem: string | undefined;
+  try {
+    const answers: unknown = result?.toolUseId;
+    problem =
+      answers !== call.id
+        ? `it answers call ${typeof answers === 'string' ? answers : thrownKind(answers)}, not ${call.id}`
+        : messageProblem({ id: 'result', role: 'user', content: [result] }, 'result');
+  } catch (error) {
+    problem = `it cannot be read: ${thrownText('Reading it', error)}`;
+  }
   if (problem === undefined) return result;
   return toolResult(
     call.id,

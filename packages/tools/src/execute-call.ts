@@ -14,6 +14,7 @@ import {
   retry,
   ToolInputError,
   ToolTimeoutError,
+  thrownText,
   toolResult,
 } from '@mh/core';
 import { runAttempt } from './run-attempt.js';
@@ -100,7 +101,7 @@ export async function executeCall(
       {
         ...settings.backoff,
         maxAttempts: tool.idempotent === true ? settings.maxAttempts : 1,
-        shouldRetry: (error) => !signal.aborted && settings.isTransient(error),
+        shouldRetry: (error) => !signal.aborted && isTransientSafely(settings, error),
         signal,
         clock,
       },
@@ -154,7 +155,7 @@ export function admitCall(call: ToolUseBlock, registry: ToolRegistry): AdmittedC
 
 /** The denial reason for a policy that threw: a failed check never lets a call run. */
 export function policyFailureReason(error: unknown): string {
-  return `the permission check failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `the permission check failed: ${thrownText('The permission policy', error)}`;
 }
 
 function unknownToolText(name: string, available: readonly string[]): string {
@@ -185,7 +186,7 @@ function safeParse(tool: Tool, input: unknown): ParseResult<unknown> {
   } catch (error) {
     return {
       success: false,
-      issues: [`(root): ${error instanceof Error ? error.message : String(error)}`],
+      issues: [`(root): ${thrownText(`The argument parser of ${tool.name}`, error)}`],
     };
   }
 }
@@ -218,7 +219,16 @@ async function checkPolicy(
   }
 }
 
+/** What the model reads for a thrown failure; total, whatever a tool threw. */
 function errorText(toolName: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.trim() === '' ? `Tool ${toolName} failed without a message.` : message;
+  return thrownText(`Tool ${toolName}`, error);
+}
+
+/** A transient-error test that throws (on a hostile thrown value, say) means: do not retry. */
+function isTransientSafely(settings: CallSettings, error: unknown): boolean {
+  try {
+    return settings.isTransient(error) === true;
+  } catch {
+    return false;
+  }
 }

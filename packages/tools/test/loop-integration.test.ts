@@ -1,8 +1,16 @@
 import type { Message, ModelRequest, Provider, StreamEvent } from '@mh/core';
-import { runLoop, toolResultsOf, toolResultText, userMessage, ZERO_USAGE } from '@mh/core';
+import {
+  InMemoryTracer,
+  runLoop,
+  toolResultsOf,
+  toolResultText,
+  userMessage,
+  ZERO_USAGE,
+} from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from '../src/calculator-tool.js';
 import { ToolExecutor } from '../src/tool-executor.js';
+import { HOSTILE_THROWS, throwingTool } from './hostile-throws.js';
 
 /** Answers turn 1 with two tool calls and turn 2 with text, recording each request. */
 function twoTurnProvider(requests: ModelRequest[]): Provider {
@@ -50,4 +58,40 @@ describe('ToolExecutor in the core loop', () => {
       ['c2', 'Unknown tool: write_file. Available tools: calculator'],
     ]);
   });
+
+  for (const [label, make] of HOSTILE_THROWS) {
+    it(`completes a run whose tool throws ${label}, answering the call with an isError result`, async () => {
+      const provider: Provider = {
+        name: 'calls-boom',
+        async *stream(request): AsyncGenerator<StreamEvent> {
+          const first = request.messages.length === 1;
+          const content: Message['content'] = first
+            ? [{ type: 'tool_use', id: 'c1', name: 'boom', input: {} }]
+            : [{ type: 'text', text: 'noted' }];
+          yield { type: 'message-start' };
+          yield {
+            type: 'message-end',
+            stopReason: first ? 'tool-use' : 'end',
+            message: { id: first ? 'm1' : 'm2', role: 'assistant', content },
+            usage: ZERO_USAGE,
+          };
+        },
+      };
+      const loop = runLoop({
+        provider,
+        model: 'test-model',
+        history: [userMessage('go')],
+        tools: new ToolExecutor({ tools: [throwingTool(make)] }),
+        tracer: new InMemoryTracer(),
+      });
+      let next = await loop.next();
+      while (!next.done) next = await loop.next();
+      const result = next.value;
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe('completed');
+      const [answer] = toolResultsOf(result.messages[2] as Message);
+      expect(answer?.isError).toBe(true);
+      expect(toolResultText(answer as NonNullable<typeof answer>)).toMatch(/\S/);
+    });
+  }
 });
