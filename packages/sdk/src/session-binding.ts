@@ -144,8 +144,14 @@ export class SessionBinding {
   async ensureCreated(title: string | undefined): Promise<void> {
     if (this.#exists) return;
     const { store, id } = this.#session;
-    if (!(await store.getSession(id)))
-      await store.createSession({ id, title: this.#session.title ?? title });
+    if (!(await store.getSession(id))) {
+      try {
+        await store.createSession({ id, title: this.#session.title ?? title });
+      } catch (error) {
+        // Another agent created it between the check and the create: the session exists.
+        if (!(await store.getSession(id))) throw error;
+      }
+    }
     this.#exists = true;
   }
 

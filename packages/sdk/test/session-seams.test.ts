@@ -211,6 +211,30 @@ describe('a cancelled run with a session', () => {
   });
 });
 
+describe('two agents on a new session', () => {
+  // Found by the Agent conformance suite (seed 1536942878, path "3:1": race(text | text)).
+  it('both create it without an error: the slower one finds it created', async () => {
+    const a = new Agent({
+      provider: scripted([{ text: 'a' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    const b = new Agent({
+      provider: scripted([{ text: 'b' }]),
+      model: 'm',
+      session: { store, id: 's1' },
+    });
+    const results = await Promise.all([a.run('from a'), b.run('from b')]);
+    for (const result of results) {
+      expect(result.status === 'completed' || result.error?.name === 'SessionConflictError').toBe(
+        true,
+      );
+    }
+    expect(results.some((result) => result.status === 'completed')).toBe(true);
+    await expectValidBranches('s1');
+  });
+});
+
 describe('a bad per-run option', () => {
   it('is refused before the prompt is committed or kept', async () => {
     const provider = scripted([{ text: 'ok' }]);
