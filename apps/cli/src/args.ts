@@ -16,6 +16,8 @@ export interface CliOptions {
   readonly system: string | undefined;
   readonly maxTurns: number | undefined;
   readonly timeoutMs: number | undefined;
+  /** `--max-output-tokens N`: the most tokens the model may write per call. */
+  readonly maxOutputTokens: number | undefined;
   /** Overrides the model's context window (tokens): compaction starts at 80% of it. */
   readonly contextWindow: number | undefined;
   /** `--no-compaction`: never compact. */
@@ -213,6 +215,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     system: values.system,
     maxTurns: positiveInteger('max-turns', values['max-turns']),
     timeoutMs: positiveInteger('timeout-ms', values['timeout-ms']),
+    maxOutputTokens: positiveInteger('max-output-tokens', values['max-output-tokens']),
     contextWindow: contextWindowOf(values['context-window']),
     compaction: !(values['no-compaction'] ?? false),
     root: values.root ?? process.cwd(),
@@ -273,6 +276,7 @@ function parse(argv: readonly string[]) {
       system: { type: 'string' },
       'max-turns': { type: 'string' },
       'timeout-ms': { type: 'string' },
+      'max-output-tokens': { type: 'string' },
       'context-window': { type: 'string' },
       'no-compaction': { type: 'boolean' },
       root: { type: 'string' },

@@ -227,6 +227,7 @@ export async function buildAgent(
       provider,
       model: runModel(options, cassette),
       system: options.system,
+      maxOutputTokens: options.maxOutputTokens,
       tools: cassetteTools(cassette, registry, options.grants),
       permissions: { grants: options.grants },
       limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
@@ -241,6 +242,7 @@ export async function buildAgent(
     throw asFlagError(error, {
       'limits.maxTurns': '--max-turns',
       'limits.timeoutMs': '--timeout-ms',
+      maxOutputTokens: '--max-output-tokens',
     });
   }
 }

@@ -20,6 +20,8 @@ Agent:
   --system TEXT           system prompt
   --max-turns N           most model calls per prompt (default 50)
   --timeout-ms N          hard wall-clock limit per prompt, in milliseconds
+  --max-output-tokens N   most tokens the model may write per call (default: the provider's;
+                          Anthropic 8192). An answer cut off there is named on stderr (exit 4)
   --context-window N      the model's context window in tokens (default: the model's own; the
                           fake has none). Over 80% of it, old tool output is trimmed, then old
                           turns summarised, identifiers kept; mh prints a line per compaction.
@@ -70,7 +72,9 @@ REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second
   /help  this help    /reset  forget the conversation    /history  show it    /exit  leave
 
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line,
-  3 a replay drifted from its recording, 130 interrupted.
+  3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
+  but incomplete), 130 interrupted.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
-  exits with the worst code of its lines: a refused /command counts as 2. A terminal REPL exits 0.
+  exits with the worst code of its lines: a refused /command counts as 2, a cut-off answer (4)
+  only when no line did worse. A terminal REPL exits 0.
 `;

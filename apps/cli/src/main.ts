@@ -26,7 +26,7 @@ import {
 import { quietOnClosedPipes } from './closed-pipes.js';
 import { HELP } from './help.js';
 import { closeCliCassette, openCliCassette } from './record-replay.js';
-import type { Output } from './render.js';
+import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './render.js';
 import { CliSession } from './session.js';
 import { listSessions } from './session-commands.js';
 
@@ -117,6 +117,7 @@ async function runAgent(
     out: process.stdout,
     err: process.stderr,
     color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
+    maxOutputTokens: options.maxOutputTokens,
   };
   // `--trace`: after each answer, the run's span tree and metrics on stderr.
   const printTrace = tracing
@@ -138,7 +139,9 @@ async function runAgent(
     );
     // A turn a crash interrupted is finished before anything else.
     const resumed = await session.resume();
-    if (resumed !== 0 && options.prompt !== undefined) return resumed;
+    // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
+    if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
+      return resumed;
   }
 
   if (options.prompt !== undefined) return session.ask(options.prompt);
@@ -160,7 +163,7 @@ async function runAgent(
     const code = await session.line(line);
     if (code === 'exit') break;
     // A prompt the user cancelled (130) is their choice, not a failure of the session.
-    if (code !== 130) worst = Math.max(worst, code);
+    if (code !== 130) worst = worseExitCode(worst, code);
     if (interactive) lines.prompt();
   }
   lines.close();

@@ -6,7 +6,12 @@ export interface Output {
   readonly out: NodeJS.WritableStream;
   readonly err: NodeJS.WritableStream;
   readonly color: boolean;
+  /** The `--max-output-tokens` the answers are asked under, named when one is cut off by it. */
+  readonly maxOutputTokens?: number;
 }
+
+/** The exit code of an answer the output limit cut off: printed, but incomplete. */
+export const CUT_OFF_EXIT_CODE = 4;
 
 const MAX_SHOWN = 160;
 
@@ -107,7 +112,8 @@ export class EventRenderer {
   }
 
   #finish(result: RunResult): void {
-    if (result.status === 'cancelled') this.#note(this.#dim('(cancelled)'));
+    if (isCutOff(result)) this.#note(this.#red(cutOffNotice(this.#output.maxOutputTokens)));
+    else if (result.status === 'cancelled') this.#note(this.#dim('(cancelled)'));
     else if (result.status === 'guard')
       this.#note(this.#red(`(stopped: ${result.error?.message ?? result.guard})`));
     else if (result.status === 'error')
@@ -117,8 +123,23 @@ export class EventRenderer {
   }
 }
 
+/** Whether the model stopped at its output limit: the run completed, but its answer did not. */
+function isCutOff(result: RunResult): boolean {
+  return result.status === 'completed' && result.stopReason === 'max-tokens';
+}
+
+/** What the user reads when an answer was cut off: that it is incomplete, and what to do. */
+function cutOffNotice(maxOutputTokens: number | undefined): string {
+  const limit =
+    maxOutputTokens === undefined
+      ? "the model's output limit (the provider's default)"
+      : `the output limit (--max-output-tokens ${maxOutputTokens})`;
+  return `mh: the answer was cut off at ${limit}; it is incomplete. Raise the limit with --max-output-tokens N, or ask for a shorter answer`;
+}
+
 /** The exit code for a finished run. */
 export function exitCodeOf(result: RunResult): number {
+  if (isCutOff(result)) return CUT_OFF_EXIT_CODE;
   if (result.status === 'completed') return 0;
   if (result.status === 'cancelled') return 130;
   return 1;
@@ -138,4 +159,13 @@ export function compactionLine(record: CompactionRecord): string {
     case 'skipped':
       return `(compaction skipped: ${record.reason}${cost})`;
   }
+}
+
+/**
+ * The worse of two exit codes of a piped REPL's lines: a cut-off answer (4) was at least
+ * answered, so it counts as less bad than any other failure; the others keep their numeric order.
+ */
+export function worseExitCode(a: number, b: number): number {
+  const rank = (code: number): number => (code === CUT_OFF_EXIT_CODE ? 0.5 : code);
+  return rank(b) > rank(a) ? b : a;
 }
