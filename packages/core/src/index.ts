@@ -61,6 +61,7 @@ export {
   type InMemoryTracerOptions,
 } from './in-memory-tracer.js';
 export {
+  assertTimerMs,
   DEFAULT_MAX_TURNS,
   type Limits,
   MAX_TIMEOUT_MS,

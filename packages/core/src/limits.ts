@@ -28,6 +28,21 @@ export interface Limits {
 /** The longest timer Node can arm (2^31 - 1 ms); a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
+/**
+ * Throws `ConfigError` naming `field` when `ms` is longer than a Node timer can wait
+ * (`MAX_TIMEOUT_MS`): Node arms such a timer for 1 ms instead, so the wait would end at once. Every
+ * user-given duration that becomes a timer goes through it. `Infinity` is rejected too; an option
+ * where it means "never" checks for it first.
+ */
+export function assertTimerMs(field: string, ms: number): void {
+  if (ms > MAX_TIMEOUT_MS) {
+    throw new ConfigError(
+      field,
+      `expected at most ${MAX_TIMEOUT_MS} ms (about 24.8 days, the longest timer Node can arm), got ${ms}`,
+    );
+  }
+}
+
 /** The default `maxTurns`. */
 export const DEFAULT_MAX_TURNS = 50;
 
@@ -61,12 +76,7 @@ export function validateLimits(limits: unknown, field = 'limits'): Limits {
         `expected a positive integer, got ${shownValue(value)}`,
       );
     }
-    if (key === 'timeoutMs' && value > MAX_TIMEOUT_MS) {
-      throw new ConfigError(
-        `${field}.${key}`,
-        `expected at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), got ${value}`,
-      );
-    }
+    if (key === 'timeoutMs') assertTimerMs(`${field}.${key}`, value);
   }
   return record as Limits;
 }

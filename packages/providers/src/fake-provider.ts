@@ -1,5 +1,6 @@
 import {
   assertOptions,
+  assertTimerMs,
   ConfigError,
   type Message,
   type ModelRequest,
@@ -205,6 +206,7 @@ export class FakeProvider implements Provider {
     ) {
       throw new ConfigError('delayMs', `expected a number >= 0, got ${options.delayMs}`);
     }
+    if (options.delayMs !== undefined) assertTimerMs('delayMs', options.delayMs);
     if (
       options.chunkChars !== undefined &&
       (!Number.isInteger(options.chunkChars) || options.chunkChars < 1)

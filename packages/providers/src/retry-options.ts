@@ -1,4 +1,11 @@
-import { assertOptions, type Clock, ConfigError, type ProviderError, systemClock } from '@mh/core';
+import {
+  assertOptions,
+  assertTimerMs,
+  type Clock,
+  ConfigError,
+  type ProviderError,
+  systemClock,
+} from '@mh/core';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryInfo {
@@ -10,7 +17,10 @@ export interface RetryInfo {
   readonly delayMs: number;
 }
 
-/** Options of `withRetry`. Every field is validated; a bad one throws `ConfigError` naming it. */
+/**
+ * Options of `withRetry`. Every field is validated; a bad one throws `ConfigError` naming it. A
+ * duration is at most `MAX_TIMEOUT_MS` (2^31 - 1 ms, the longest timer Node can arm).
+ */
 export interface WithRetryOptions {
   /** Total attempts per model call, the first included: an integer >= 1 (default 3). */
   readonly maxAttempts?: number;
@@ -21,7 +31,7 @@ export interface WithRetryOptions {
   /**
    * A server's retry-after above this many milliseconds is not waited for (default 60,000): the
    * error is rethrown at once, `retryAfterMs` intact, so the caller decides. `Infinity` waits
-   * for any retry-after.
+   * for any retry-after a timer can wait (up to `MAX_TIMEOUT_MS`).
    */
   readonly maxRetryAfterMs?: number;
   /**
@@ -70,6 +80,8 @@ function nonNegative(field: string, value: unknown, fallback: number, infinite =
     const kind = infinite ? 'a number >= 0' : 'a finite number >= 0';
     throw new ConfigError(field, `expected ${kind}, got ${String(value)}`);
   }
+  // Each of these becomes a timer (or bounds one); Infinity, where allowed, means "no bound".
+  if (value !== Number.POSITIVE_INFINITY) assertTimerMs(field, value);
   return value;
 }
 

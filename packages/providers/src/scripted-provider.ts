@@ -1,5 +1,6 @@
 import {
   assertOptions,
+  assertTimerMs,
   ConfigError,
   type ModelRequest,
   type Provider,
@@ -76,7 +77,10 @@ export class ScriptedProvider implements Provider {
         );
       }
       // A misspelt key (`txt`) would otherwise play an empty turn without a word.
-      if (typeof step === 'object') assertOptions(step, TURN_KEYS, `turns[${index}]`);
+      if (typeof step === 'object') {
+        assertOptions(step, TURN_KEYS, `turns[${index}]`);
+        checkDelay(step.delayMs, `turns[${index}].delayMs`);
+      }
     });
     assertOptions(options, ['model', 'whenExhausted', 'chunkChars', 'recordRequests'], 'options');
     if (
@@ -163,4 +167,13 @@ export function scripted(
   options?: ScriptedOptions,
 ): ScriptedProvider {
   return new ScriptedProvider(turns, options);
+}
+
+/** A turn's delay becomes a timer per event: a number >= 0 a Node timer can wait. */
+function checkDelay(delayMs: unknown, field: string): void {
+  if (delayMs === undefined) return;
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw new ConfigError(field, `expected a number >= 0, got ${String(delayMs)}`);
+  }
+  assertTimerMs(field, delayMs);
 }

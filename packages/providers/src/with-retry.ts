@@ -2,6 +2,7 @@ import {
   backoffDelay,
   CancelledError,
   ConfigError,
+  MAX_TIMEOUT_MS,
   type ModelRequest,
   type Provider,
   ProviderError,
@@ -132,7 +133,9 @@ export class RetryingProvider implements Provider {
           {
             baseMs: settings.baseDelayMs,
             capMs: settings.maxDelayMs,
-            maxRetryAfterMs: settings.maxRetryAfterMs,
+            // Infinity means any retry-after a timer can wait: Node would arm a longer one for 1 ms
+            // and retry at once (and core's backoff takes finite bounds only).
+            maxRetryAfterMs: Math.min(settings.maxRetryAfterMs, MAX_TIMEOUT_MS),
             random: settings.random,
           },
           error.retryAfterMs,

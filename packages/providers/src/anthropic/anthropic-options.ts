@@ -1,5 +1,5 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
-import { ConfigError } from '@mh/core';
+import { assertTimerMs, ConfigError } from '@mh/core';
 
 /**
  * `max_tokens` sent when a request sets no `maxOutputTokens`. Anthropic requires the field; 8192
@@ -173,6 +173,8 @@ export function resolveAnthropicOptions(
     ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS;
   // The SDK takes whole milliseconds only.
   const timeoutMs = positiveInteger(options.timeoutMs, 'timeoutMs');
+  // The SDK arms a timer with it: a longer one would fire after 1 ms.
+  if (timeoutMs !== undefined) assertTimerMs('timeoutMs', timeoutMs);
   return {
     apiKey,
     baseURL,

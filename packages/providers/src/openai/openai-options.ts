@@ -1,4 +1,4 @@
-import { ConfigError } from '@mh/core';
+import { assertTimerMs, ConfigError } from '@mh/core';
 import type { OpenAI } from 'openai';
 
 /** The two OpenAI APIs an adapter can speak. */
@@ -227,6 +227,8 @@ export function resolveOpenAIOptions(
   ) {
     throw new ConfigError('timeoutMs', 'expected a positive number of milliseconds');
   }
+  // The SDK arms a timer with it: a longer one would fire after 1 ms.
+  if (timeoutMs !== undefined) assertTimerMs('timeoutMs', timeoutMs);
   if (options.sendReasoning !== undefined && typeof options.sendReasoning !== 'boolean') {
     throw new ConfigError('sendReasoning', 'expected a boolean');
   }
