@@ -1,4 +1,4 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
 import { openSqliteBackend } from './sqlite-backend.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 
@@ -41,11 +41,25 @@ export async function openSqliteStore(
   if (typeof path !== 'string' || path.length === 0 || path === ':memory:') {
     throw new ConfigError('path', 'expected the path of a database file');
   }
+  // Node would throw its own TypeError (ERR_INVALID_ARG_VALUE) at the first file call.
+  if (path.includes('\0')) {
+    throw new ConfigError(
+      'path',
+      `expected a file path without a NUL byte, got ${JSON.stringify(path)}`,
+    );
+  }
   // A misspelt key (`busyTimeout`) would otherwise keep the default without a word.
   assertOptions(options, ['busyTimeoutMs', 'now', 'newSessionId', 'onQuery'], '');
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new ConfigError('busyTimeoutMs', 'expected a non-negative number of milliseconds');
+  }
+  // SQLite keeps the busy timeout in a 32-bit int.
+  assertTimerMs('busyTimeoutMs', busyTimeoutMs);
+  for (const hook of ['now', 'newSessionId', 'onQuery'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new ConfigError(hook, 'expected a function');
+    }
   }
   const backend = await openSqliteBackend(path, busyTimeoutMs, options.onQuery);
   return new SqliteSessionStore(backend, {

@@ -1,4 +1,4 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
 import { Kysely, PostgresDialect } from 'kysely';
 import { loadOptionalPeer } from '../optional-peer.js';
 import type { StoreDatabase } from '../store-database.js';
@@ -47,6 +47,8 @@ function milliseconds(value: number | undefined, field: string, fallback: number
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
     throw new ConfigError(field, 'expected a positive number of milliseconds');
   }
+  // Each becomes a timer in the driver or a PostgreSQL int setting: both stop at 2^31 - 1.
+  assertTimerMs(field, Math.ceil(value));
   return Math.ceil(value);
 }
 
