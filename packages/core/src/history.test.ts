@@ -416,3 +416,63 @@ describe('validateHistory', () => {
     ]);
   });
 });
+
+describe('which blocks each role may hold', () => {
+  const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+  const thinking: ContentBlock = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
+  const image: ContentBlock = { type: 'image', mediaType: 'image/png', data: 'iVBORw0' };
+  const provider: ContentBlock = { type: 'provider', provider: 'anthropic', data: { type: 'x' } };
+  const user = (id: string, ...content: ContentBlock[]): Message => ({ id, role: 'user', content });
+  const assistant = (id: string, ...content: ContentBlock[]): Message => ({
+    id,
+    role: 'assistant',
+    content,
+  });
+
+  it('reports a thinking block in a user message as misplaced-block', () => {
+    expect(validateHistory([user('u1', text('hi'), thinking)])).toEqual([
+      expect.objectContaining({ kind: 'misplaced-block', messageIndex: 0, messageId: 'u1' }),
+    ]);
+  });
+
+  it('reports an image in an assistant message and a provider block in a user message', () => {
+    const history = [user('u1', text('hi'), provider), assistant('a1', text('look'), image)];
+    expect(
+      validateHistory(history).map((violation) => [violation.kind, violation.messageId]),
+    ).toEqual([
+      ['misplaced-block', 'u1'],
+      ['misplaced-block', 'a1'],
+    ]);
+  });
+
+  it('accepts text, image and tool results from the user; text, thinking, tool calls and provider blocks from the assistant', () => {
+    const history = [
+      user('u1', text('hi'), image),
+      assistant('a1', thinking, text('ok'), provider),
+    ];
+    expect(validateHistory(history)).toEqual([]);
+  });
+
+  it('repairs a misplaced thinking block by dropping it, reported, keeping the user text', () => {
+    const { history, repairs } = repairHistory([user('u1', text('hi'), thinking, text('there'))]);
+    expect(history).toEqual([user('u1', text('hi'), text('there'))]);
+    expect(repairs).toEqual([
+      expect.objectContaining({ kind: 'dropped-misplaced-block', messageId: 'u1' }),
+    ]);
+    expect(repairs[0]?.detail).toMatch(/thinking block .* user message/);
+    expect(validateHistory(history)).toEqual([]);
+  });
+
+  it('drops a user message that held only a misplaced block, reporting both repairs', () => {
+    const { history, repairs } = repairHistory([
+      user('u1', text('hi')),
+      assistant('a1', text('ok')),
+      user('u2', thinking),
+    ]);
+    expect(history.map((message) => message.id)).toEqual(['u1', 'a1']);
+    expect(repairs.map((repair) => repair.kind)).toEqual([
+      'dropped-misplaced-block',
+      'dropped-empty-message',
+    ]);
+  });
+});

@@ -15,10 +15,27 @@ export const VIOLATION_KINDS = [
   'duplicate-tool-use',
   'misplaced-tool-use',
   'misplaced-result',
+  'misplaced-block',
   'empty-message',
 ] as const;
 /** A way a history can break the pairing invariant. */
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+/**
+ * The blocks each role may hold, as the vendors accept them: a user turn carries what a person or
+ * a tool gives (text, images, tool results); an assistant turn what a model produces (text, its
+ * reasoning, tool calls, vendor blocks such as server-side tool calls). Anthropic rejects a
+ * thinking block in a user turn and an image in an assistant turn.
+ */
+export const ROLE_BLOCKS: Readonly<Record<Message['role'], readonly ContentBlock['type'][]>> = {
+  user: ['text', 'image', 'tool_result'],
+  assistant: ['text', 'thinking', 'tool_use', 'provider'],
+};
+
+/** Whether `role` may hold a block of `type`. */
+function allowedIn(role: Message['role'], type: ContentBlock['type']): boolean {
+  return ROLE_BLOCKS[role].includes(type);
+}
 
 /** One break of the pairing invariant, located precisely. */
 export interface HistoryViolation {
@@ -39,7 +56,9 @@ export interface HistoryViolation {
  * every `tool_use` of an assistant message has exactly one `tool_result` in the very next message,
  * which is a user message; every `tool_result` answers a call of the message just before it;
  * `tool_use` ids are unique; tool calls appear only in assistant messages and results only in user
- * messages; no message is empty.
+ * messages; every other block sits in a role that may hold it (`ROLE_BLOCKS`: no thinking, tool
+ * call or vendor block in a user message, no image or result in an assistant message); no message
+ * is empty.
  */
 export function validateHistory(history: readonly Message[]): HistoryViolation[] {
   assertMessages(history);
@@ -98,6 +117,8 @@ export function validateFrom(
           at('duplicate-result', `tool call ${block.toolUseId} answered twice`, block.toolUseId);
         }
         answered.add(block.toolUseId);
+      } else if (!allowedIn(message.role, block.type)) {
+        at('misplaced-block', `${block.type} block in a ${message.role} message`);
       }
     }
     if (message.role === 'assistant') {
@@ -167,8 +188,10 @@ export function interruptedResultText(reason: 'cancelled' | 'interrupted'): stri
 /**
  * Restores the pairing invariant after a cancellation or a crash, changing as little as possible:
  * a call without a result gets a synthesised `isError` result; orphan, duplicate and misplaced tool
- * blocks are dropped; messages left empty are dropped. User text and images are never altered or
- * reordered. Returns a new array (the input is not mutated) and every repair made.
+ * blocks are dropped, and so is any block in a role that may not hold it (`ROLE_BLOCKS`: a thinking
+ * or vendor block in a user message, an image in an assistant message), since no vendor accepts
+ * it there; messages left empty are dropped. Text is allowed in both roles, so user text (and a
+ * user's images) is never dropped, altered or reordered. Every drop is reported. Returns a new array (the input is not mutated) and every repair made.
  */
 export function repairHistory(
   history: readonly Message[],
@@ -206,6 +229,16 @@ export function repairPairs(
           messageId: message.id,
           toolUseId: block.toolUseId,
           detail: `dropped tool result ${block.toolUseId} from an assistant message`,
+        });
+      } else if (
+        block.type !== 'tool_use' &&
+        block.type !== 'tool_result' &&
+        !allowedIn(message.role, block.type)
+      ) {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          detail: `dropped a ${block.type} block from a ${message.role} message (no vendor accepts it there)`,
         });
       } else if (block.type === 'tool_use' && seenUseIds.has(block.id)) {
         repairs.push({

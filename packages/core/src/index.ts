@@ -50,6 +50,7 @@ export {
   type RepairKind,
   type RepairOptions,
   type RepairResult,
+  ROLE_BLOCKS,
   repairHistory,
   VIOLATION_KINDS,
   type ViolationKind,

@@ -89,3 +89,17 @@ describe('assertMessages', () => {
     expect(() => validateHistory([{ role: 'user' }] as never)).toThrow(ConfigError);
   });
 });
+
+describe('assertMessages on optional block fields', () => {
+  it.each([
+    [{ type: 'thinking', thinking: 'x', signature: 5 }, 'history[0].content[0].signature'],
+    [{ type: 'thinking', thinking: 'x', redacted: null }, 'history[0].content[0].redacted'],
+    [
+      { type: 'tool_use', id: 'c', name: 't', input: {}, rawInput: {} },
+      'history[0].content[0].rawInput',
+    ],
+  ])('rejects %j naming %s', (block, field) => {
+    const history = [{ id: 'a', role: 'assistant', content: [block] }];
+    expect(() => assertMessages(history)).toThrow(expect.objectContaining({ field }));
+  });
+});

@@ -16,6 +16,13 @@ function requireString(
   }
 }
 
+/** An optional field is absent, or a string: a provider sends it back verbatim. */
+function optionalString(block: Record<string, unknown>, key: string, field: string): void {
+  if (block[key] !== undefined && typeof block[key] !== 'string') {
+    throw new ConfigError(`${field}.${key}`, 'expected a string when present');
+  }
+}
+
 function checkBlock(block: unknown, field: string): void {
   if (!isObject(block)) throw new ConfigError(field, 'expected a content block object');
   switch (block.type) {
@@ -24,10 +31,13 @@ function checkBlock(block: unknown, field: string): void {
       return;
     case 'thinking':
       requireString(block, 'thinking', field);
+      optionalString(block, 'signature', field);
+      optionalString(block, 'redacted', field);
       return;
     case 'tool_use':
       requireString(block, 'id', field, false);
       requireString(block, 'name', field, false);
+      optionalString(block, 'rawInput', field);
       return;
     case 'tool_result':
       requireString(block, 'toolUseId', field, false);
