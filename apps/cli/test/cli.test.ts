@@ -99,7 +99,7 @@ describe('mh command line', () => {
     const timeout = await runCli(['--fake', '--timeout-ms', '99999999999', 'hi']);
     expect([timeout.code, timeout.stderr.trim()]).toEqual([
       2,
-      'mh: --timeout-ms: expected at most 2147483647 ms (about 24.8 days), got 99999999999',
+      'mh: --timeout-ms: expected at most 2147483647 ms (about 24.8 days, the longest timer Node can arm), got 99999999999',
     ]);
   });
 
