@@ -241,7 +241,11 @@ export class CancelledError extends HarnessError {
   }
 }
 
-/** Another writer moved a session's head since it was read (optimistic concurrency). */
+/**
+ * Another writer moved a session's head since it was read (optimistic concurrency), or holds the
+ * turn a journal write was meant for: a pending turn on the same head, or one that replaced or
+ * cleared the caller's. Load again and decide; never retry the same write blindly.
+ */
 export class SessionConflictError extends HarnessError {
   static override readonly brandName: string = 'SessionConflictError';
   /** True for a `SessionConflictError` from any copy of `@mh/core`. */
@@ -254,9 +258,20 @@ export class SessionConflictError extends HarnessError {
   /** The head found in the store. */
   readonly actualHead: string | null;
 
-  constructor(sessionId: string, expectedHead: string | null, actualHead: string | null) {
+  /**
+   * @param reason What conflicted when the head itself did not move (another writer's pending
+   *   turn on the same head, a journaled call that another writer replaced); the message says it.
+   */
+  constructor(
+    sessionId: string,
+    expectedHead: string | null,
+    actualHead: string | null,
+    reason?: string,
+  ) {
     super(
-      `Session ${sessionId} moved: expected head ${expectedHead ?? '(none)'}, found ${actualHead ?? '(none)'}`,
+      reason === undefined
+        ? `Session ${sessionId} moved: expected head ${expectedHead ?? '(none)'}, found ${actualHead ?? '(none)'}`
+        : `Session ${sessionId}: ${reason}`,
     );
     this.sessionId = sessionId;
     this.expectedHead = expectedHead;

@@ -113,9 +113,11 @@ export interface CommitOptions {
 /**
  * Persistence of conversations as content-addressed checkpoints with branches: the port
  * `@mh/session-sqlite` implements. Messages are stored once by content hash, so storage grows with
- * new content, not with history length. Writes are optimistic: `commit` fails with
- * `SessionConflictError` when the head moved since it was loaded. Unknown sessions, branches and
- * checkpoints are `ConfigError`s naming the id.
+ * new content, not with history length. Writes are optimistic: every write whose meaning depends on
+ * a head (`commit`, `journalTurn`, `journalStart`, `journalEnd`) checks it atomically, inside the
+ * store's write transaction or lock, and fails with `SessionConflictError` (never a raw error) when
+ * another writer got there first. Unknown sessions, branches and checkpoints, and arguments of the
+ * wrong type, are `ConfigError`s naming the id or field. `@mh/conformance` checks all of this.
  */
 export interface SessionStore {
   /** Creates a session (with a new id unless one is given) on an empty `main` branch. */
@@ -152,8 +154,17 @@ export interface SessionStore {
   switchBranch(sessionId: string, branch: string): Promise<SessionState>;
   /**
    * Journals, durably, an assistant message whose tool calls are about to run, on top of
-   * `baseHead`; replaces any earlier pending turn of the branch. The next commit on the branch
-   * clears it.
+   * `baseHead`, with every call not started. The next commit on the branch clears it. Atomically:
+   * - `baseHead` is not the branch's head now → `SessionConflictError` (a stale writer must not
+   *   replace the live writer's journal);
+   * - the branch already has a pending turn on this head with another assistant message id →
+   *   `SessionConflictError` (another live writer is running it: an Agent recovers or clears a
+   *   pending turn before it journals a new one);
+   * - the same assistant message id again → nothing changes (the started and finished calls are
+   *   kept);
+   * - a pending turn whose base is no longer the head (stale, left by a crash) is replaced.
+   *
+   * An unknown `baseHead` is a `ConfigError`.
    */
   journalTurn(
     sessionId: string,
@@ -161,9 +172,17 @@ export interface SessionStore {
     baseHead: string | null,
     assistant: Message,
   ): Promise<void>;
-  /** Records, durably, that a call of the pending turn is about to run. */
+  /**
+   * Records, durably, that a call of the pending turn is about to run. A `callId` that is not in
+   * the branch's pending turn (another writer replaced or cleared it, or there is none) is a
+   * `SessionConflictError`; a `callId` that is not a string is a `ConfigError`.
+   */
   journalStart(sessionId: string, branch: string, callId: string): Promise<void>;
-  /** Records, durably, that a call of the pending turn finished with `result`. */
+  /**
+   * Records, durably, that a call of the pending turn finished with `result`. The same
+   * `SessionConflictError` as `journalStart` for a call not in the pending turn; a `result` that
+   * is not a tool result answering `callId` is a `ConfigError`.
+   */
   journalEnd(
     sessionId: string,
     branch: string,
