@@ -29,6 +29,7 @@ import {
 import type { StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
 import {
+  checkCallId,
   checkJournaledAssistant,
   checkJournaledResult,
   markCall,
@@ -200,7 +201,11 @@ export class SqlSessionStore implements SessionStore {
     });
   }
 
-  /** Durably journals the assistant message whose calls are about to run. */
+  /**
+   * Durably journals the assistant message whose calls are about to run, as a compare-and-set on
+   * the branch head: `SessionConflictError` when `baseHead` is not the head or another writer's
+   * pending turn sits on it; the same assistant again is a no-op.
+   */
   async journalTurn(
     sessionId: string,
     branch: string,
@@ -213,18 +218,23 @@ export class SqlSessionStore implements SessionStore {
     await this.#write((db) => writePendingTurn(db, target, assistant, callIds, now));
   }
 
-  /** Durably records that a call of the pending turn is about to run. */
+  /**
+   * Durably records that a call of the pending turn is about to run; `SessionConflictError` when
+   * the pending turn has no such call (another writer replaced or cleared it).
+   */
   async journalStart(sessionId: string, branch: string, callId: string): Promise<void> {
+    checkCallId(callId);
     await this.#write((db) => markCall(db, { sessionId, branch }, callId, undefined));
   }
 
-  /** Durably records a call's result. */
+  /** Durably records a call's result; `SessionConflictError` like `journalStart`. */
   async journalEnd(
     sessionId: string,
     branch: string,
     callId: string,
     result: ToolResultBlock,
   ): Promise<void> {
+    checkCallId(callId);
     checkJournaledResult(callId, result);
     await this.#write((db) => markCall(db, { sessionId, branch }, callId, result));
   }

@@ -4,6 +4,7 @@ import {
   canonicalJson,
   type Message,
   type PendingTurn,
+  SessionConflictError,
   type ToolResultBlock,
   toolUsesOf,
 } from '@mh/core';
@@ -11,6 +12,7 @@ import type { Kysely } from 'kysely';
 import { toHex } from './content-hash.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
 import {
+  type BranchRow,
   requireBranch,
   requireCheckpoint,
   requireSession,
@@ -31,7 +33,37 @@ export function checkJournaledAssistant(assistant: Message): string[] {
   return ids;
 }
 
-/** Replaces the branch's pending turn with `assistant` on `baseHead`, all calls not started. */
+/**
+ * Locks the branch row until the transaction ends and returns it as it is now. A no-op update is
+ * the one lock both engines spell alike: under PostgreSQL's READ COMMITTED it waits for a
+ * concurrent commit or journal write on the branch and the re-read then sees its outcome; under
+ * SQLite the write lock is already held.
+ */
+async function lockBranch(
+  db: Kysely<StoreDatabase>,
+  session: SessionRow,
+  name: string,
+): Promise<BranchRow> {
+  await db
+    .updateTable('branches')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('session_seq', '=', session.seq)
+    .where('name', '=', String(name))
+    .execute();
+  return await requireBranch(db, session, name);
+}
+
+const headId = (branch: BranchRow): string | null =>
+  branch.head_id === null ? null : toHex(branch.head_id);
+
+const sameSeq = (a: number | null, b: number | null): boolean =>
+  a === null || b === null ? a === b : Number(a) === Number(b);
+
+/**
+ * Journals `assistant` on `baseHead` with all calls not started, as one compare-and-set on the
+ * branch: `SessionConflictError` when the head moved, or when another writer's pending turn sits
+ * on this head; the same assistant again is a no-op; a stale pending turn (a crash's) is replaced.
+ */
 export async function writePendingTurn(
   db: Kysely<StoreDatabase>,
   target: { sessionId: string; branch: string; baseHead: string | null },
@@ -40,18 +72,35 @@ export async function writePendingTurn(
   now: number,
 ): Promise<void> {
   const session = await requireSession(db, target.sessionId);
-  const branch = await requireBranch(db, session, target.branch);
-  const baseSeq =
-    target.baseHead === null
-      ? null
-      : await requireCheckpoint(db, session, target.baseHead, 'baseHead');
+  const branch = await lockBranch(db, session, target.branch);
+  if (target.baseHead !== null) await requireCheckpoint(db, session, target.baseHead, 'baseHead');
+  const head = headId(branch);
+  if (head !== target.baseHead) {
+    throw new SessionConflictError(session.id, target.baseHead, head);
+  }
+  const existing = await db
+    .selectFrom('pending_turns')
+    .select(['base_seq', 'assistant'])
+    .where('session_seq', '=', session.seq)
+    .where('branch', '=', branch.name)
+    .executeTakeFirst();
+  if (existing && sameSeq(existing.base_seq, branch.head_seq)) {
+    const holder = (JSON.parse(existing.assistant) as Message).id;
+    if (holder === assistant.id) return;
+    throw new SessionConflictError(
+      session.id,
+      target.baseHead,
+      head,
+      `branch ${JSON.stringify(branch.name)} already has a pending turn on head ${head ?? '(none)'} (assistant message ${JSON.stringify(holder)}, not ${JSON.stringify(assistant.id)}): another writer is running it`,
+    );
+  }
   await clearPendingTurn(db, session.seq, branch.name);
   await db
     .insertInto('pending_turns')
     .values({
       session_seq: session.seq,
       branch: branch.name,
-      base_seq: baseSeq,
+      base_seq: branch.head_seq,
       assistant: canonicalJson(assistant),
       created_at: now,
     })
@@ -72,6 +121,13 @@ export async function writePendingTurn(
     .execute();
 }
 
+/** Rejects a call id that is not a non-empty string. */
+export function checkCallId(callId: unknown): asserts callId is string {
+  if (typeof callId !== 'string' || callId.length === 0) {
+    throw new ConfigError('callId', 'expected the id of a tool call');
+  }
+}
+
 /** Checks a tool result bound for the journal against the call it answers. */
 export function checkJournaledResult(callId: string, result: ToolResultBlock): void {
   assertMessages([{ id: 'journal', role: 'user', content: [result] }], 'result');
@@ -81,7 +137,10 @@ export function checkJournaledResult(callId: string, result: ToolResultBlock): v
   }
 }
 
-/** Marks a call of the branch's pending turn started, or finished with `result`. */
+/**
+ * Marks a call of the branch's pending turn started, or finished with `result`, under the branch's
+ * lock; `SessionConflictError` when the pending turn has no such call (replaced or cleared).
+ */
 export async function markCall(
   db: Kysely<StoreDatabase>,
   target: { sessionId: string; branch: string },
@@ -89,17 +148,23 @@ export async function markCall(
   result: ToolResultBlock | undefined,
 ): Promise<void> {
   const session = await requireSession(db, target.sessionId);
-  const branch = await requireBranch(db, session, target.branch);
+  const branch = await lockBranch(db, session, target.branch);
   const { numUpdatedRows } = await db
     .updateTable('pending_calls')
     .set(result === undefined ? { started: 1 } : { started: 1, result: canonicalJson(result) })
     .where('session_seq', '=', session.seq)
     .where('branch', '=', branch.name)
-    .where('call_id', '=', String(callId))
+    .where('call_id', '=', callId)
     .executeTakeFirst();
   if (numUpdatedRows !== 1n) {
-    const where = `the pending turn of branch ${JSON.stringify(branch.name)} in session ${JSON.stringify(session.id)}`;
-    throw new ConfigError('callId', `unknown call ${JSON.stringify(callId)} in ${where}`);
+    // The writer that journaled this call lost its turn: another one replaced or committed it.
+    const head = headId(branch);
+    throw new SessionConflictError(
+      session.id,
+      head,
+      head,
+      `call ${JSON.stringify(callId)} is not in the pending turn of branch ${JSON.stringify(branch.name)}: another writer replaced or cleared it`,
+    );
   }
 }
 

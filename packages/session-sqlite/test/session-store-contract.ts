@@ -32,6 +32,18 @@ export async function expectConfigError(
   return error as ConfigError;
 }
 
+/** Asserts that `promise` rejects with a `SessionConflictError` whose message names `id`. */
+async function expectConflictNaming(promise: Promise<unknown>, id: string): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(SessionConflictError.isInstance(error), `expected a conflict, got ${String(error)}`).toBe(
+    true,
+  );
+  expect((error as Error).message).toContain(id);
+}
+
 /**
  * The behaviour every `SessionStore` must show, written once for all backends: one suite, run
  * against the SQLite store and the PostgreSQL store, so both honour the same port.
@@ -299,14 +311,51 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
         ]);
       });
 
-      it('replaces an earlier pending turn of the branch', async () => {
+      it('refuses a competing pending turn on the same head and keeps the first', async () => {
         await store.createSession({ id: 's' });
         await store.journalTurn('s', 'main', null, assistantWithCalls('a'));
         await store.journalStart('s', 'main', 'call-a-0');
-        await store.journalTurn('s', 'main', null, assistantWithCalls('b', 1));
+        const error = await store
+          .journalTurn('s', 'main', null, assistantWithCalls('b', 1))
+          .catch((caught: unknown) => caught);
+        expect(SessionConflictError.isInstance(error), String(error)).toBe(true);
+        expect(error).toMatchObject({ sessionId: 's', expectedHead: null, actualHead: null });
+        expect((error as Error).message).toContain('assistant-a');
         const pending = await store.pendingTurn('s', 'main');
-        expect(pending?.assistant.id).toBe('assistant-b');
-        expect(pending?.calls.map((c) => [c.call.id, c.started])).toEqual([['call-b-0', false]]);
+        expect(pending?.assistant.id).toBe('assistant-a');
+        expect(pending?.calls.map((c) => [c.call.id, c.started])).toEqual([
+          ['call-a-0', true],
+          ['call-a-1', false],
+        ]);
+      });
+
+      it('keeps the recorded calls when the same assistant is journaled again', async () => {
+        await store.createSession({ id: 's' });
+        const base = await store.commit('s', promptTurn('0'), { expectedHead: null });
+        await store.journalTurn('s', 'main', base.id, assistantWithCalls('1'));
+        await store.journalStart('s', 'main', 'call-1-0');
+        await store.journalEnd('s', 'main', 'call-1-0', resultFor('1', 0));
+        await store.journalStart('s', 'main', 'call-1-1');
+        const before = await store.pendingTurn('s', 'main');
+        await store.journalTurn('s', 'main', base.id, assistantWithCalls('1'));
+        expect(await store.pendingTurn('s', 'main')).toEqual(before);
+      });
+
+      it('refuses to mark a call of a turn another writer cleared (SessionConflictError)', async () => {
+        await store.createSession({ id: 's' });
+        await store.journalTurn('s', 'main', null, assistantWithCalls('mine'));
+        // Another writer commits its own turn on the same head: the commit clears the journal.
+        const theirs = await store.commit('s', promptTurn('theirs'), { expectedHead: null });
+        for (const write of [
+          store.journalStart('s', 'main', 'call-mine-0'),
+          store.journalEnd('s', 'main', 'call-mine-0', resultFor('mine', 0)),
+        ]) {
+          const error = await write.catch((caught: unknown) => caught);
+          expect(SessionConflictError.isInstance(error), String(error)).toBe(true);
+          expect(error).toMatchObject({ sessionId: 's', actualHead: theirs.id });
+          expect((error as Error).message).toContain('call-mine-0');
+        }
+        expect(await store.pendingTurn('s', 'main')).toBeUndefined();
       });
 
       it('keeps pending turns per branch and clears one on that branch’s commit', async () => {
@@ -319,21 +368,50 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
         expect((await store.pendingTurn('s', 'side'))?.assistant.id).toBe('assistant-s');
       });
 
-      it('names an unknown call, base, branch or session', async () => {
+      it('refuses a call not in the pending turn with SessionConflictError, naming it', async () => {
         await store.createSession({ id: 's' });
-        await expectConfigError(store.journalStart('s', 'main', 'call-x'), 'call-x');
-        await store.journalTurn('s', 'main', null, assistantWithCalls('1'));
-        await expectConfigError(store.journalStart('s', 'main', 'call-x'), 'call-x');
-        await expectConfigError(
+        const writes = () => [
+          store.journalStart('s', 'main', 'call-x'),
           store.journalEnd('s', 'main', 'call-x', toolResult('call-x', 'r')),
-          'call-x',
+        ];
+        for (const write of writes()) await expectConflictNaming(write, 'call-x');
+        await store.journalTurn('s', 'main', null, assistantWithCalls('1'));
+        for (const write of writes()) await expectConflictNaming(write, 'call-x');
+        const error = await expectConfigError(
+          store.journalStart('s', 'main', 42 as never),
+          'callId',
         );
+        expect(error.field).toBe('callId');
+      });
+
+      it('names an unknown base, branch or session', async () => {
+        await store.createSession({ id: 's' });
         await expectConfigError(
           store.journalTurn('s', 'main', 'a'.repeat(64), assistantWithCalls('2')),
           'a'.repeat(64),
         );
         await expectConfigError(store.pendingTurn('s', 'nowhere'), 'nowhere');
         await expectConfigError(store.pendingTurn('ghost', 'main'), 'ghost');
+      });
+
+      it('refuses a stale writer’s journal, keeping the live writer’s pending turn (issue 15 #3)', async () => {
+        await store.createSession({ id: 's' });
+        const h1 = await store.commit('s', promptTurn('A'), { expectedHead: null });
+        const h2 = await store.commit('s', promptTurn('B'), { expectedHead: h1.id });
+        await store.journalTurn('s', 'main', h2.id, assistantWithCalls('B'));
+        const error = await store
+          .journalTurn('s', 'main', h1.id, assistantWithCalls('A'))
+          .catch((caught: unknown) => caught);
+        expect(SessionConflictError.isInstance(error), String(error)).toBe(true);
+        expect(error).toMatchObject({ sessionId: 's', expectedHead: h1.id, actualHead: h2.id });
+        await store.journalStart('s', 'main', 'call-B-0');
+        const pending = await store.pendingTurn('s', 'main');
+        expect(pending?.baseHead).toBe(h2.id);
+        expect(pending?.assistant.id).toBe('assistant-B');
+        expect(pending?.calls.map((c) => [c.call.id, c.started])).toEqual([
+          ['call-B-0', true],
+          ['call-B-1', false],
+        ]);
       });
 
       it('rejects a result that answers another call', async () => {
@@ -355,7 +433,8 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
           const one = await store.commit(id, toolTurn('shared'), { expectedHead: null });
           await store.commit(id, promptTurn(id), { expectedHead: one.id });
         }
-        await store.journalTurn('gone', 'main', null, assistantWithCalls('j'));
+        const { head } = await store.load('gone');
+        await store.journalTurn('gone', 'main', head, assistantWithCalls('j'));
         await store.fork('gone', 'side');
         const kept = JSON.stringify(await store.load('kept'));
         await store.deleteSession('gone');
