@@ -1,8 +1,11 @@
 import {
+  assertCollaborators,
+  assertMessages,
   assertOptions,
   type Clock,
   type CompactionOptions,
   ConfigError,
+  checkSampling,
   defaultPricing,
   HarnessError,
   type Limits,
@@ -16,6 +19,7 @@ import {
   type Tool,
   type ToolExecutor as ToolExecutorPort,
   type Tracer,
+  validateLimits,
   ZERO_USAGE,
 } from '@mh/core';
 import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
@@ -127,6 +131,32 @@ export function failedBeforeStart(error: unknown, history: readonly Message[]): 
     repairs: [],
     compactions: [],
   };
+}
+
+/** Checks the Agent's options, each mistake a `ConfigError` naming its field. */
+export function checkAgentOptions(options: AgentOptions): void {
+  if (options === null || typeof options !== 'object')
+    throw new ConfigError('options', 'expected an object');
+  assertOptions(options, OPTION_KEYS, '');
+  assertCollaborators(options);
+  if (!options.provider || typeof options.provider.stream !== 'function') {
+    throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
+  }
+  if (typeof options.model !== 'string' || options.model.trim() === '') {
+    throw new ConfigError('model', 'expected a non-empty model id');
+  }
+  if (options.system !== undefined && typeof options.system !== 'string')
+    throw new ConfigError('system', 'expected a string');
+  if (options.history !== undefined) assertMessages(options.history, 'history');
+  checkSampling(options);
+  checkCostLimit(validateLimits(options.limits), options, 'limits');
+  checkPermissions(options.permissions);
+  if (options.session !== undefined && options.history !== undefined) {
+    throw new ConfigError(
+      'history',
+      'give either history or session: a session loads its own history',
+    );
+  }
 }
 
 /**

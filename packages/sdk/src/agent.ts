@@ -1,12 +1,9 @@
 import {
   type AgentEvent,
-  assertCollaborators,
-  assertMessages,
   assertOptions,
   type CompactionOptions,
   ConfigError,
   type ContextMeter,
-  checkSampling,
   HarnessError,
   type Message,
   messageText,
@@ -19,15 +16,14 @@ import { agentCompaction, agentMeter } from './agent-compaction.js';
 import {
   type AgentOptions,
   buildExecutor,
+  checkAgentOptions,
   checkCostLimit,
-  checkPermissions,
   failedBeforeStart,
   mergeLimits,
-  OPTION_KEYS,
   type RunOptions,
 } from './agent-options.js';
 import { recoverTurn, toPromptMessage } from './agent-recovery.js';
-import { cancelMark } from './cancel-mark.js';
+import { withCancelMark } from './cancel-mark.js';
 import { InjectionDefense, type Refence } from './injection-defense.js';
 import { SessionBinding } from './session-binding.js';
 
@@ -57,22 +53,7 @@ export class Agent {
   #resetting: Promise<unknown> | undefined;
 
   constructor(options: AgentOptions) {
-    if (options === null || typeof options !== 'object')
-      throw new ConfigError('options', 'expected an object');
-    assertOptions(options, OPTION_KEYS, '');
-    assertCollaborators(options);
-    if (!options.provider || typeof options.provider.stream !== 'function') {
-      throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
-    }
-    if (typeof options.model !== 'string' || options.model.trim() === '') {
-      throw new ConfigError('model', 'expected a non-empty model id');
-    }
-    if (options.system !== undefined && typeof options.system !== 'string')
-      throw new ConfigError('system', 'expected a string');
-    if (options.history !== undefined) assertMessages(options.history, 'history');
-    checkSampling(options);
-    checkCostLimit(validateLimits(options.limits), options, 'limits');
-    checkPermissions(options.permissions);
+    checkAgentOptions(options);
     this.#options = options;
     const tools = buildExecutor(options);
     this.#defence = new InjectionDefense(options.injectionDefense, options.system, tools.executor);
@@ -80,12 +61,6 @@ export class Agent {
     this.#meter = agentMeter(options.compaction);
     this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
     this.#session = options.session === undefined ? undefined : new SessionBinding(options.session);
-    if (options.session !== undefined && options.history !== undefined) {
-      throw new ConfigError(
-        'history',
-        'give either history or session: a session loads its own history',
-      );
-    }
     // Kept as given: the first run repairs it and reports each repair (history-repair, RunResult).
     this.#history = options.history ? [...options.history] : [];
   }
@@ -329,7 +304,11 @@ export class Agent {
           continue;
         }
         let result = event.result;
-        if (result.status === 'cancelled') result = this.#recordCancel(result);
+        if (result.status === 'cancelled') {
+          const marked = withCancelMark(this.#history, result);
+          this.#history = marked.history;
+          result = marked.result;
+        }
         settled = true;
         yield {
           type: 'run-end',
@@ -343,7 +322,7 @@ export class Agent {
       if (!settled) {
         // A consumer that stopped iterating early cancelled the run: record the cancel.
         const abandoned = this.#loopStarted && !failed;
-        if (abandoned) this.#appendCancelMark();
+        if (abandoned) this.#history = withCancelMark(this.#history).history;
         // Either way, leave a committed, valid history behind.
         await session
           ?.commitThrough(this.#history, abandoned ? { extra: { status: 'cancelled' } } : {})
@@ -356,31 +335,6 @@ export class Agent {
 
   /** Whether the current stream got as far as the loop (its prompt is kept). */
   #loopStarted = false;
-
-  /** Adds the cancel mark to a cancelled run's history and result (see `appendCancelMark`). */
-  #recordCancel(result: RunResult): RunResult {
-    const mark = this.#appendCancelMark();
-    if (!mark) return result;
-    return {
-      ...result,
-      messages: [...result.messages, mark],
-      newMessages: [...result.newMessages, mark],
-    };
-  }
-
-  /**
-   * Ends a cancelled run's history with an assistant message saying so, when it would otherwise
-   * end awaiting an answer (the prompt, or the results of cancelled calls). The cancel is then
-   * part of the conversation: `resume()` finds nothing to answer and does not pay for a model call
-   * the user cancelled, and the next run's model sees the request was abandoned. A crash leaves
-   * no mark, so `resume()` still finishes what a crash interrupted.
-   */
-  #appendCancelMark(): Message | undefined {
-    if (this.#history.at(-1)?.role !== 'user') return undefined;
-    const mark = cancelMark();
-    this.#history = [...this.#history, mark];
-    return mark;
-  }
 
   /**
    * Makes the injection defence follow the branch just loaded (its stored boundary, see

@@ -1,4 +1,4 @@
-import { type Message, newMessageId } from '@mh/core';
+import { type Message, newMessageId, type RunResult } from '@mh/core';
 
 /** What a cancelled run's mark says, to the model on the next run and to a reader of the session. */
 export const CANCEL_MARK_TEXT = '(The user cancelled this request before it was answered.)';
@@ -20,4 +20,25 @@ export function cancelMark(): Message {
 /** Whether `message` is the mark of a cancelled run. */
 export function isCancelMark(message: Message | undefined): boolean {
   return message?.role === 'assistant' && message.meta?.cancelled === true;
+}
+
+/**
+ * Ends a cancelled run's history with a cancel mark when it would otherwise end awaiting an answer
+ * (the prompt, or the results of cancelled calls), and adds the mark to the run's result. The
+ * cancel is then part of the conversation: `resume()` finds nothing to answer and does not pay for
+ * a model call the user cancelled, and the next run's model sees the request was abandoned. A
+ * crash leaves no mark, so `resume()` still finishes what a crash interrupted.
+ */
+export function withCancelMark<R extends RunResult | undefined = undefined>(
+  history: readonly Message[],
+  result?: R,
+): { history: Message[]; result: R } {
+  if (history.at(-1)?.role !== 'user') return { history: [...history], result: result as R };
+  const mark = cancelMark();
+  const marked = result && {
+    ...result,
+    messages: [...result.messages, mark],
+    newMessages: [...result.newMessages, mark],
+  };
+  return { history: [...history, mark], result: marked as R };
 }
