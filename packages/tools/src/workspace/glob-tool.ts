@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
 import type { Tool } from '@mh/core';
 import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
 import { globToRegExp } from './glob-pattern.js';
+import { openInside } from './verified-open.js';
 import { compareNames, walkFiles } from './walk-files.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
@@ -42,17 +42,21 @@ export function globTool(settings: WorkspaceSettings): Tool<GlobInput> {
         );
       }
       const regex = globToRegExp(pattern);
-      const base = await settings.root.resolve(path);
-      if (!(await stat(base.absolute)).isDirectory()) {
-        throw new Error(`${base.relative} is a file; give glob a directory as path.`);
-      }
+      const base = await openInside(settings.root, path);
       const prefix = base.relative === '.' ? '' : `${base.relative}/`;
       const found: string[] = [];
-      for await (const file of walkFiles(settings.root, base, {
-        ignore: settings.ignore,
-        signal,
-      })) {
-        if (regex.test(file.relative.slice(prefix.length))) found.push(file.relative);
+      try {
+        if (base.kind !== 'directory') {
+          throw new Error(`${base.relative} is a file; give glob a directory as path.`);
+        }
+        for await (const file of walkFiles(settings.root, base, {
+          ignore: settings.ignore,
+          signal,
+        })) {
+          if (regex.test(file.relative.slice(prefix.length))) found.push(file.relative);
+        }
+      } finally {
+        await base.handle.close();
       }
       if (found.length === 0) return `No files match ${pattern}.`;
       found.sort(compareNames);

@@ -3,8 +3,10 @@ import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
 import { globToRegExp } from './glob-pattern.js';
 import { RegexWorker } from './regex-worker.js';
-import { readTextFile } from './text-file.js';
+import { readTextFile, type TextFileResult } from './text-file.js';
+import { type OpenedEntry, openInside } from './verified-open.js';
 import { walkFiles } from './walk-files.js';
+import type { WorkspaceRoot } from './workspace-root.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
 /** Longest line shown in a match; minified files would flood the context otherwise. */
@@ -60,19 +62,21 @@ export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
         );
       }
       const fileFilter = glob === undefined ? undefined : fileMatcher(glob);
-      const start = await settings.root.resolve(path);
+      // A FIFO, socket, device or path leading out is refused here, before any worker starts.
+      const start = await openInside(settings.root, path);
       const matches: string[] = [];
-      const worker = new RegexWorker(pattern, ignoreCase ? 'i' : '');
+      let worker: RegexWorker | undefined;
       const stop = (): void => {
-        void worker.terminate();
+        void worker?.terminate();
       };
       signal.addEventListener('abort', stop, { once: true });
       try {
+        worker = new RegexWorker(pattern, ignoreCase ? 'i' : '');
         const walk = walkFiles(settings.root, start, { ignore: settings.ignore, signal });
         for await (const file of walk) {
           if (fileFilter && !fileFilter(file.relative)) continue;
-          const read = await readTextFile(file.absolute, settings.maxFileBytes);
-          if (!read.ok) continue;
+          const read = await readWalkedFile(settings.root, file.absolute, settings.maxFileBytes);
+          if (!read?.ok) continue;
           const hits = await worker.match(read.text, settings.maxMatches + 1 - matches.length);
           for (const [line, text] of hits) {
             if (matches.length === settings.maxMatches) {
@@ -85,10 +89,34 @@ export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
       } finally {
         signal.removeEventListener('abort', stop);
         stop();
+        await start.handle.close();
       }
       return matches.length === 0 ? 'No matches.' : matches.join('\n');
     },
   });
+}
+
+/**
+ * Opens a walked file (following a symlink only to inside the root), reads it from its descriptor
+ * and closes it. Undefined when it vanished, changed into something refused, or leads out since
+ * the listing: one such file does not fail the whole search.
+ */
+async function readWalkedFile(
+  root: WorkspaceRoot,
+  absolute: string,
+  maxBytes: number,
+): Promise<TextFileResult | undefined> {
+  let file: OpenedEntry;
+  try {
+    file = await openInside(root, absolute);
+  } catch {
+    return undefined;
+  }
+  try {
+    return await readTextFile(file, maxBytes);
+  } finally {
+    await file.handle.close();
+  }
 }
 
 /** A glob without `/` matches file names (as `.gitignore` does); with `/`, root-relative paths. */

@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
 import type { Tool } from '@mh/core';
 import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
+import { listDirectory } from './directory-entries.js';
+import { openInside } from './verified-open.js';
 import { compareNames } from './walk-files.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
@@ -29,11 +30,17 @@ export function listDirTool(settings: WorkspaceSettings): Tool<ListDirInput> {
     idempotent: true,
     timeoutMs: 10_000,
     async run({ path }) {
-      const directory = await settings.root.resolve(path);
-      if (!(await stat(directory.absolute)).isDirectory()) {
-        throw new Error(`${directory.relative} is a file, not a directory; use read_file.`);
+      // Listed through the descriptor that was opened and verified, not by name again.
+      const directory = await openInside(settings.root, path);
+      let entries: Awaited<ReturnType<typeof listDirectory>>;
+      try {
+        if (directory.kind !== 'directory') {
+          throw new Error(`${directory.relative} is a file, not a directory; use read_file.`);
+        }
+        entries = await listDirectory(directory);
+      } finally {
+        await directory.handle.close();
       }
-      const entries = await readdir(directory.absolute, { withFileTypes: true });
       if (entries.length === 0) return `(${directory.relative} is empty)`;
       const names = entries
         .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))

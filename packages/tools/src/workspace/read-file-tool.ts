@@ -2,6 +2,7 @@ import type { Tool } from '@mh/core';
 import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
 import { formatBytes, readTextFile } from './text-file.js';
+import { openInside } from './verified-open.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
 /** Lines returned when the model gives no `limit`. */
@@ -42,8 +43,14 @@ export function readFileTool(settings: WorkspaceSettings): Tool<ReadFileInput> {
     idempotent: true,
     timeoutMs: 10_000,
     async run({ path, offset = 1, limit = DEFAULT_LINE_LIMIT }) {
-      const file = await settings.root.resolve(path);
-      const read = await readTextFile(file.absolute, settings.maxFileBytes);
+      // Opened first, then checked by descriptor, then read from it (see verified-open.ts).
+      const file = await openInside(settings.root, path);
+      let read: Awaited<ReturnType<typeof readTextFile>>;
+      try {
+        read = await readTextFile(file, settings.maxFileBytes);
+      } finally {
+        await file.handle.close();
+      }
       if (!read.ok) {
         if (read.reason === 'not-a-file') {
           throw new Error(`${file.relative} is a directory; use list_dir to see what it holds.`);

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import type { OpenedEntry } from './verified-open.js';
 
 /** Bytes sniffed for a NUL byte, the mark of a binary file (as git and grep do). */
 const SNIFF_BYTES = 8_192;
@@ -12,27 +12,25 @@ export type TextFileResult =
   | { readonly ok: false; readonly reason: TextFileRefusal; readonly bytes: number };
 
 /**
- * Reads a UTF-8 text file of at most `maxBytes`. Refuses (without throwing) directories, files
- * over the cap, and binary files: a NUL byte in the first 8 KiB or bytes that are not UTF-8.
+ * Reads an opened file as UTF-8 text of at most `maxBytes`, from its descriptor (never by name,
+ * which could lead elsewhere by now). Refuses (without throwing) directories, files over the cap,
+ * and binary files: a NUL byte in the first 8 KiB or bytes that are not UTF-8. The caller still
+ * owns and closes the descriptor.
  */
-export async function readTextFile(absolute: string, maxBytes: number): Promise<TextFileResult> {
-  const handle = await open(absolute, 'r');
+export async function readTextFile(file: OpenedEntry, maxBytes: number): Promise<TextFileResult> {
+  if (file.kind !== 'file') return { ok: false, reason: 'not-a-file', bytes: 0 };
+  if (file.stats.size > maxBytes) return { ok: false, reason: 'too-large', bytes: file.stats.size };
+  const buffer = await file.handle.readFile();
+  // Grown since the fstat above.
+  if (buffer.length > maxBytes) return { ok: false, reason: 'too-large', bytes: buffer.length };
+  if (buffer.subarray(0, SNIFF_BYTES).includes(0)) {
+    return { ok: false, reason: 'binary', bytes: buffer.length };
+  }
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return { ok: false, reason: 'not-a-file', bytes: 0 };
-    if (stats.size > maxBytes) return { ok: false, reason: 'too-large', bytes: stats.size };
-    const buffer = await handle.readFile();
-    if (buffer.subarray(0, SNIFF_BYTES).includes(0)) {
-      return { ok: false, reason: 'binary', bytes: buffer.length };
-    }
-    try {
-      const text = new TextDecoder('utf-8', { fatal: true }).decode(buffer);
-      return { ok: true, text, bytes: buffer.length };
-    } catch {
-      return { ok: false, reason: 'binary', bytes: buffer.length };
-    }
-  } finally {
-    await handle.close();
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+    return { ok: true, text, bytes: buffer.length };
+  } catch {
+    return { ok: false, reason: 'binary', bytes: buffer.length };
   }
 }
 

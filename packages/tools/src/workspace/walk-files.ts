@@ -1,6 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { listDirectory } from './directory-entries.js';
+import { type OpenedEntry, openVerified } from './verified-open.js';
 import type { WorkspacePath, WorkspaceRoot } from './workspace-root.js';
 
 /** Directory names skipped by default when walking: version control and dependencies. */
@@ -18,36 +20,36 @@ export interface WalkOptions {
 }
 
 /**
- * Yields the files under `start` (itself, when it is a file) in sorted, depth-first order.
- * Symlinked directories are not followed (no cycles, no escapes); a symlinked file is yielded only
- * when its target lies inside the root. Unreadable directories are skipped.
+ * Yields the files under `start` (itself, when it is a file) in sorted, depth-first order. Every
+ * directory is opened and verified by descriptor before it is listed, so a folder swapped for a
+ * symlink mid-walk is skipped, never listed. Symlinked directories are not followed (no cycles,
+ * no escapes); a symlinked file is yielded only when its target lies inside the root. Unreadable
+ * directories are skipped. Yielded paths are names only: open them with `openInside` to read.
+ * `start` stays open and is the caller's to close.
  */
 export async function* walkFiles(
   root: WorkspaceRoot,
-  start: WorkspacePath,
+  start: OpenedEntry,
   options: WalkOptions,
 ): AsyncGenerator<WorkspacePath, void, undefined> {
-  const startStats = await stat(start.absolute);
-  if (startStats.isFile()) {
-    yield start;
+  if (start.kind === 'file') {
+    yield { absolute: start.absolute, relative: start.relative };
     return;
   }
   const stack: WorkspacePath[] = [start];
   while (stack.length > 0) {
     options.signal?.throwIfAborted();
-    const directory = stack.pop() as WorkspacePath;
-    let entries: Dirent[];
-    try {
-      entries = await readdir(directory.absolute, { withFileTypes: true });
-    } catch {
-      continue;
-    }
+    const pending = stack.pop() as WorkspacePath;
+    const listed = await (pending === start ? listStart(start) : listSubdirectory(root, pending));
+    if (listed === undefined) continue;
+    const { absolute, entries } = listed;
     entries.sort((a, b) => compareNames(a.name, b.name));
     const subdirectories: WorkspacePath[] = [];
     for (const entry of entries) {
       const child = {
-        absolute: path.join(directory.absolute, entry.name),
-        relative: directory.relative === '.' ? entry.name : `${directory.relative}/${entry.name}`,
+        // Under the verified real path, so the next open starts from where the listing came from.
+        absolute: path.join(absolute, entry.name),
+        relative: pending.relative === '.' ? entry.name : `${pending.relative}/${entry.name}`,
       };
       if (entry.isDirectory()) {
         if (!options.ignore.includes(entry.name)) subdirectories.push(child);
@@ -67,6 +69,46 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** What a directory holds, and the verified real path it was listed from. */
+interface Listing {
+  readonly absolute: string;
+  readonly entries: Dirent[];
+}
+
+/** The start directory is already open and verified; the caller closes it. */
+async function listStart(start: OpenedEntry): Promise<Listing | undefined> {
+  try {
+    return { absolute: start.absolute, entries: await listDirectory(start) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens a subdirectory found by a listing (without following it, should it have become a symlink
+ * since), lists it by descriptor and closes it. Undefined when it cannot be, or may not be, read.
+ */
+async function listSubdirectory(
+  root: WorkspaceRoot,
+  pending: WorkspacePath,
+): Promise<Listing | undefined> {
+  let directory: OpenedEntry;
+  try {
+    directory = await openVerified(root, pending.absolute, pending.relative);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (directory.kind !== 'directory') return undefined;
+    return { absolute: directory.absolute, entries: await listDirectory(directory) };
+  } catch {
+    return undefined;
+  } finally {
+    await directory.handle.close();
+  }
+}
+
+/** Whether a symlink leads to a regular file inside the root; only decides if a name is listed. */
 async function isFileInside(root: WorkspaceRoot, link: string): Promise<boolean> {
   try {
     const target = await realpath(link);
