@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../test/manual-clock.js';
 import { backoffDelay, retry } from './backoff.js';
 import { CancelledError, ConfigError, ProviderError } from './errors.js';
+import { MAX_TIMEOUT_MS } from './limits.js';
 
 const justBelowOne = 1 - Number.EPSILON;
 
@@ -71,6 +72,17 @@ describe('backoffDelay', () => {
       expect.objectContaining({ name: 'ConfigError', field: 'retry' }),
     );
   });
+
+  it.each(['baseMs', 'capMs', 'maxRetryAfterMs'])(
+    'rejects a %s longer than a Node timer can wait, naming it',
+    (field) => {
+      // Node arms a longer timer for 1 ms: the "backoff" would retry at once.
+      expect(() => backoffDelay(0, { [field]: MAX_TIMEOUT_MS + 1 })).toThrow(
+        expect.objectContaining({ name: 'ConfigError', field }),
+      );
+      expect(() => backoffDelay(0, { [field]: MAX_TIMEOUT_MS })).not.toThrow();
+    },
+  );
 });
 
 /** A function failing `failures` times with `error`, then returning 'ok'. */
@@ -250,6 +262,17 @@ describe('retry', () => {
       [error, 1, 50],
       [error, 2, 100],
     ]);
+  });
+
+  it('never sleeps longer than a Node timer can wait: a longer baseMs is a ConfigError', async () => {
+    const sleeps: number[] = [];
+    const clock = { now: () => 0, sleep: async (ms: number) => void sleeps.push(ms) };
+    const { fn, attempts } = flaky(1);
+    const options = { clock, shouldRetry: () => true, random: () => 0.999 };
+    await expect(
+      retry(fn, { ...options, baseMs: 3_000_000_000, capMs: 3_000_000_000 }),
+    ).rejects.toSatisfy((error) => ConfigError.isInstance(error) && error.field === 'baseMs');
+    expect([attempts, sleeps]).toEqual([[1], []]);
   });
 
   it.each([0, 1.5])('rejects maxAttempts %d with a ConfigError', async (maxAttempts) => {

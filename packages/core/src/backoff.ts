@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from './clock.js';
 import { shownValue } from './config-checks.js';
 import { ConfigError } from './errors.js';
+import { assertTimerMs } from './limits.js';
 
 /** Settings of exponential backoff with full jitter. */
 export interface BackoffOptions {
@@ -18,7 +19,9 @@ export interface BackoffOptions {
  * The wait before retry number `retry` (0 for the first retry): a uniform draw in
  * [0, min(cap, base × 2^retry)) — "full jitter" — raised to the server's `retryAfterMs` when
  * given, since retry-after is a minimum. Returns undefined when the server asks for more than
- * `maxRetryAfterMs`: waiting that long is the caller's decision, not a retry loop's.
+ * `maxRetryAfterMs`: waiting that long is the caller's decision, not a retry loop's. `baseMs`,
+ * `capMs` and `maxRetryAfterMs` above `MAX_TIMEOUT_MS` are a `ConfigError` naming the field, so
+ * the delay always fits a Node timer.
  */
 export function backoffDelay(
   retry: number,
@@ -44,6 +47,8 @@ function nonNegative(value: number | undefined, fallback: number, field: string)
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new ConfigError(field, `expected a number >= 0, got ${shownValue(value)}`);
   }
+  // Each bounds a wait: past a Node timer's limit the wait would end after 1 ms, not back off.
+  assertTimerMs(field, value);
   return value;
 }
 
