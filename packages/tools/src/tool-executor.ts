@@ -1,5 +1,4 @@
 import type {
-  BackoffOptions,
   Clock,
   Permission,
   PermissionPolicy,
@@ -16,19 +15,13 @@ import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';
 import { previewCall } from './preview-call.js';
+import { resolveToolRetry, type ToolRetryOptions } from './tool-executor-retry.js';
 import { ToolRegistry } from './tool-registry.js';
-import { isTransientError } from './transient-error.js';
+
+export type { ToolRetryOptions } from './tool-executor-retry.js';
 
 /** The default cap on a result's text, in characters. */
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
-
-/** Retry settings for idempotent tools; other tools are never retried. */
-export interface ToolRetryOptions extends BackoffOptions {
-  /** Attempts per call, the first included (integer >= 1, default 3). */
-  readonly maxAttempts?: number;
-  /** Whether a thrown error may go away on a retry (default `isTransientError`). */
-  readonly isTransient?: (error: unknown) => boolean;
-}
 
 const EXECUTOR_OPTION_KEYS: readonly string[] = [
   'registry',
@@ -114,19 +107,7 @@ export class ToolExecutor implements ToolExecutorPort {
     if (!Number.isInteger(maxResultChars) || maxResultChars < 1) {
       throw new ConfigError('maxResultChars', `expected an integer >= 1, got ${maxResultChars}`);
     }
-    const { maxAttempts = 3, isTransient = isTransientError, ...backoff } = options.retry ?? {};
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-      throw new ConfigError('retry.maxAttempts', `expected an integer >= 1, got ${maxAttempts}`);
-    }
-    if (typeof isTransient !== 'function') {
-      throw new ConfigError('retry.isTransient', 'expected a function');
-    }
-    for (const key of ['baseMs', 'capMs', 'maxRetryAfterMs'] as const) {
-      const value = backoff[key];
-      if (value !== undefined && (!Number.isFinite(value) || value < 0)) {
-        throw new ConfigError(`retry.${key}`, `expected a number >= 0, got ${value}`);
-      }
-    }
+    const { maxAttempts, isTransient, backoff } = resolveToolRetry(options.retry);
     this.#settings = {
       registry: this.#registry,
       policy:
