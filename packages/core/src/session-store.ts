@@ -173,9 +173,12 @@ export interface SessionStore {
     assistant: Message,
   ): Promise<void>;
   /**
-   * Records, durably, that a call of the pending turn is about to run. A `callId` that is not in
-   * the branch's pending turn (another writer replaced or cleared it, or there is none) is a
-   * `SessionConflictError`; a `callId` that is not a string is a `ConfigError`.
+   * Records, durably, that a call of the pending turn is about to run: a claim, made once. A call
+   * already started (by another writer finishing the same turn, or before a crash) is a
+   * `SessionConflictError`, so two writers never both run it; recovery re-runs an idempotent
+   * started call without starting it again. A `callId` that is not in the branch's pending turn
+   * (another writer replaced or cleared it, or there is none) is a `SessionConflictError` too; a
+   * `callId` that is not a string is a `ConfigError`.
    */
   journalStart(sessionId: string, branch: string, callId: string): Promise<void>;
   /**

@@ -44,9 +44,12 @@ export async function* recoverTurn(
   const plan = planRecovery(pending, deps.isIdempotent);
   const results = new Map<string, ToolResultBlock>();
   const toRun: ToolUseBlock[] = [];
+  const restarts = new Set<string>();
   for (const action of plan) {
-    if (action.kind === 'run') toRun.push(action.call);
-    else results.set(action.result.toolUseId, action.result);
+    if (action.kind === 'run') {
+      toRun.push(action.call);
+      if (action.restart) restarts.add(action.call.id);
+    } else results.set(action.result.toolUseId, action.result);
   }
   if (toRun.length > 0 && deps.executor) {
     const hooks = session.hooks();
@@ -56,7 +59,8 @@ export async function* recoverTurn(
       hooks: {
         around: async (call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
           yieldQueue.push({ type: 'tool-execution-start', call });
-          await hooks.toolStart?.(call);
+          // Starting is a claim (see `SessionStore.journalStart`); a restart was claimed before.
+          if (!restarts.has(call.id)) await hooks.toolStart?.(call);
           const outcome = await execute();
           await hooks.toolEnd?.(call, outcome.result);
           return outcome;

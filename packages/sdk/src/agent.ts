@@ -241,27 +241,15 @@ export class Agent {
     let settled = false;
     let failed = false;
     try {
-      await this.#settleReset();
-      if (message && this.#history.some((known) => known.id === message.id)) {
-        throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
-      }
-      if (session) {
-        if (!this.#loaded) {
-          this.#history = this.#follow(session, await session.load());
-          this.#restoreMeter();
-          this.#loaded = true;
-          if (message && this.#history.some((known) => known.id === message.id)) {
-            throw new ConfigError(
-              'prompt.id',
-              `message ${message.id} is already in the conversation`,
-            );
-          }
-        }
-        if (!session.exists && !message) return; // nothing was ever run: nothing to resume
-        await session.ensureCreated(
-          message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
-        );
-        yield* this.#recover(session, options.signal);
+      const opened = yield* this.#open(session, message, options.signal);
+      if (opened !== true) {
+        if (opened === false) return;
+        // The store failed before the run started (a reset that did not land, another writer
+        // finishing the turn first, a store error): a run-end, never a throw.
+        settled = true;
+        this.#loaded = false; // the store is the source of truth: reload before the next run
+        yield { type: 'run-end', result: failedBeforeStart(opened.error, this.#history) };
+        return;
       }
       if (message) this.#history = [...this.#history, message];
       else if (this.#history.at(-1)?.role !== 'user') return;
@@ -335,6 +323,42 @@ export class Agent {
 
   /** Whether the current stream got as far as the loop (its prompt is kept). */
   #loopStarted = false;
+
+  /**
+   * Everything before the prompt joins the history: a reset under way, the session's history,
+   * and the turn a crash interrupted. Resolves to true to go on, false when there is nothing to
+   * resume, or the store's failure. A prompt whose id the conversation already holds is refused.
+   */
+  async *#open(
+    session: SessionBinding | undefined,
+    message: Message | undefined,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown }, void> {
+    try {
+      await this.#settleReset();
+      if (session && !this.#loaded) {
+        this.#history = this.#follow(session, await session.load());
+        this.#restoreMeter();
+        this.#loaded = true;
+      }
+    } catch (error) {
+      return { error };
+    }
+    if (message && this.#history.some((known) => known.id === message.id)) {
+      throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
+    }
+    if (!session) return true;
+    if (!session.exists && !message) return false; // nothing was ever run: nothing to resume
+    try {
+      await session.ensureCreated(
+        message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
+      );
+      yield* this.#recover(session, signal);
+    } catch (error) {
+      return { error };
+    }
+    return true;
+  }
 
   /**
    * Makes the injection defence follow the branch just loaded (its stored boundary, see

@@ -36,7 +36,12 @@ const SESSION_KEYS: readonly string[] = ['store', 'id', 'branch', 'title'];
 /** What recovery decided for one call of an interrupted turn. */
 export type RecoveryAction =
   | { readonly kind: 'keep'; readonly result: ToolResultBlock }
-  | { readonly kind: 'run'; readonly call: ToolUseBlock }
+  | {
+      readonly kind: 'run';
+      readonly call: ToolUseBlock;
+      /** The call had started before the crash: it is idempotent and runs again, unclaimed. */
+      readonly restart: boolean;
+    }
   | { readonly kind: 'interrupted'; readonly result: ToolResultBlock };
 
 /** The result text the model reads for a non-idempotent call a crash interrupted. */
@@ -61,7 +66,8 @@ export function planRecovery(
   return toolUsesOf(pending.assistant).map((call): RecoveryAction => {
     const entry = entries.get(call.id);
     if (entry?.result) return { kind: 'keep', result: entry.result };
-    if (!entry?.started || isIdempotent(call.name)) return { kind: 'run', call };
+    if (!entry?.started || isIdempotent(call.name))
+      return { kind: 'run', call, restart: entry?.started === true };
     return { kind: 'interrupted', result: toolResult(call.id, interruptedOutcomeText(call), true) };
   });
 }

@@ -172,7 +172,12 @@ export class MemorySessionStore implements SessionStore {
 
   async journalStart(id: string, branch: string, callId: string): Promise<void> {
     const entry = this.#session(id).pending.get(branch)?.calls.get(callId);
-    if (entry) entry.started = true;
+    // A start is a claim, as in the SQL store: a call is started once.
+    if (!entry || entry.started) {
+      const head = this.#session(id).branches.get(branch)?.head ?? null;
+      throw new SessionConflictError(id, head, head, `call ${callId} is not startable`);
+    }
+    entry.started = true;
   }
 
   async journalEnd(

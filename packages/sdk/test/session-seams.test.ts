@@ -235,6 +235,106 @@ describe('two agents on a new session', () => {
   });
 });
 
+describe('a second agent resuming while the first runs its tools', () => {
+  // Found by the Agent conformance suite: race-resume(readnote,sendonce+readnote+sendonce).
+  it('never runs a non-idempotent call twice, and every refusal is a typed result', async () => {
+    const sent: string[] = [];
+    let slowRuns = 0;
+    let slowStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      slowStarted = resolve;
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'takes a while',
+      permission: 'read',
+      idempotent: true,
+      input: z.object({}),
+      run: async () => {
+        slowStarted();
+        // The second agent's re-run is slower: the first commits its turn while it runs.
+        await new Promise((resolve) => setTimeout(resolve, slowRuns++ < 2 ? 30 : 150));
+        return 'slow done';
+      },
+    });
+    const send = defineTool({
+      name: 'send',
+      description: 'sends once',
+      permission: 'write',
+      idempotent: false,
+      input: z.object({}),
+      run: async (_input, context) => {
+        sent.push(context.callId);
+        return 'sent';
+      },
+    });
+    const tools = [slow, send];
+    const turns = [
+      {
+        toolCalls: [
+          { id: 'c1', name: 'slow', input: {} },
+          { id: 'c2', name: 'slow', input: {} },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: 'c3', name: 'send', input: {} },
+          { id: 'c4', name: 'send', input: {} },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const first = new Agent({
+      provider: scripted(turns),
+      model: 'm',
+      tools,
+      session: { store, id: 's1' },
+      permissions: { grants: ['write'] },
+    });
+    const second = new Agent({
+      provider: scripted([{ text: 'resumed' }]),
+      model: 'm',
+      tools,
+      session: { store, id: 's1' },
+      permissions: { grants: ['write'] },
+    });
+    const running = first.run('go');
+    await started;
+    const resumed = await second.resume();
+    const result = await running;
+    for (const outcome of [result, resumed]) {
+      if (outcome === undefined || outcome.status === 'completed') continue;
+      expect(outcome.error?.name).toBe('SessionConflictError');
+    }
+    expect(new Set(sent).size).toBe(sent.length);
+    await expectValidBranches('s1');
+  });
+});
+
+describe('journalStart is a claim', () => {
+  it('refuses a second start of the same call with a SessionConflictError', async () => {
+    await store.createSession({ id: 's1' });
+    const head = await store.commit(
+      's1',
+      { messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'q' }] }], meta: {} },
+      { expectedHead: null },
+    );
+    const assistant: Message = {
+      id: 'a1',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'x', name: 'send', input: {} }],
+    };
+    await store.journalTurn('s1', 'main', head.id, assistant);
+    await store.journalStart('s1', 'main', 'x');
+    const second = await store.journalStart('s1', 'main', 'x').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((second as Error | undefined)?.name).toBe('SessionConflictError');
+    expect((await store.pendingTurn('s1', 'main'))?.calls[0]?.started).toBe(true);
+  });
+});
+
 describe('a bad per-run option', () => {
   it('is refused before the prompt is committed or kept', async () => {
     const provider = scripted([{ text: 'ok' }]);

@@ -149,21 +149,34 @@ export async function markCall(
 ): Promise<void> {
   const session = await requireSession(db, target.sessionId);
   const branch = await lockBranch(db, session, target.branch);
-  const { numUpdatedRows } = await db
+  // A start is a claim: only a call nobody started can be started, so two writers finishing the
+  // same turn (a live one and one that took it for crashed) never both run it.
+  let update = db
     .updateTable('pending_calls')
     .set(result === undefined ? { started: 1 } : { started: 1, result: canonicalJson(result) })
     .where('session_seq', '=', session.seq)
     .where('branch', '=', branch.name)
-    .where('call_id', '=', callId)
-    .executeTakeFirst();
+    .where('call_id', '=', callId);
+  if (result === undefined) update = update.where('started', '=', 0);
+  const { numUpdatedRows } = await update.executeTakeFirst();
   if (numUpdatedRows !== 1n) {
-    // The writer that journaled this call lost its turn: another one replaced or committed it.
+    const known = await db
+      .selectFrom('pending_calls')
+      .select('call_id')
+      .where('session_seq', '=', session.seq)
+      .where('branch', '=', branch.name)
+      .where('call_id', '=', callId)
+      .executeTakeFirst();
     const head = headId(branch);
+    const where = `the pending turn of branch ${JSON.stringify(branch.name)}`;
     throw new SessionConflictError(
       session.id,
       head,
       head,
-      `call ${JSON.stringify(callId)} is not in the pending turn of branch ${JSON.stringify(branch.name)}: another writer replaced or cleared it`,
+      known
+        ? `call ${JSON.stringify(callId)} of ${where} was already started by another writer`
+        : // The writer that journaled this call lost its turn: another one replaced or committed it.
+          `call ${JSON.stringify(callId)} is not in ${where}: another writer replaced or cleared it`,
     );
   }
 }
