@@ -1,6 +1,9 @@
+import { accessSync, constants } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
 import { openSqliteBackend } from './sqlite-backend.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
+import { SessionFileError } from './store-errors.js';
 
 /** Options of `openSqliteStore`. */
 export interface SqliteStoreOptions {
@@ -19,10 +22,40 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+/** Whether this process may write `path`; true when it does not exist (others report that). */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS';
+  }
+}
+
+/**
+ * A read-only file would open and fail at the first commit with a raw `SQLITE_READONLY`; in a
+ * read-only folder even the read-only look fails (it needs a `-shm` file), which read as corrupt.
+ */
+function refuseReadOnly(path: string): void {
+  if (!writable(path)) {
+    throw new SessionFileError(path, 'read-only', 'is read-only (this process may not write it)');
+  }
+  const folder = dirname(resolve(path));
+  if (!writable(folder)) {
+    throw new SessionFileError(
+      path,
+      'read-only',
+      `cannot be written: its folder ${folder} is read-only (SQLite keeps its -wal and -shm files beside the database)`,
+    );
+  }
+}
+
 /**
  * Opens the session database at `path`, creating it (and its schema) when the file is absent or
  * empty. A file that is not ours — not SQLite, truncated, another application's schema, or a newer
- * schema version — is refused with `SessionFileError` and left untouched.
+ * schema version — is refused with `SessionFileError` and left untouched, and so is a file this
+ * process may not write, or one in a folder it may not write (`problem: 'read-only'`).
  *
  * @example
  * ```ts
@@ -61,6 +94,7 @@ export async function openSqliteStore(
       throw new ConfigError(hook, 'expected a function');
     }
   }
+  refuseReadOnly(path);
   const backend = await openSqliteBackend(path, busyTimeoutMs, options.onQuery);
   return new SqliteSessionStore(backend, {
     ...(options.now ? { now: options.now } : {}),

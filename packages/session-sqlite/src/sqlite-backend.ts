@@ -44,6 +44,13 @@ const isSqliteError = (error: unknown): error is Error & { code: string } =>
 const isBusy = (error: unknown): boolean =>
   isSqliteError(error) && error.code.startsWith('SQLITE_BUSY');
 
+/** SQLite refused to write (`SQLITE_READONLY*`): as `SessionFileError` `read-only`, or undefined. */
+function readOnlyError(path: string, error: unknown): SessionFileError | undefined {
+  if (!isSqliteError(error) || !error.code.startsWith('SQLITE_READONLY')) return undefined;
+  const detail = `is read-only: SQLite refused to write it (${error.message})`;
+  return new SessionFileError(path, 'read-only', detail, { cause: error });
+}
+
 /** kysely's SQLite driver always sends a plain (deferred) `begin`; writers need the lock first. */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #database: Database.Database;
@@ -138,6 +145,9 @@ function inspect(Database: DatabaseClass, path: string, busyTimeoutMs: number): 
   } catch (error) {
     if (SessionFileError.isInstance(error)) throw error;
     if (isBusy(error)) throw new SessionStoreBusyError(busyTimeoutMs, { cause: error });
+    // A read-only look may still need to write a -shm file: that is not corruption.
+    const readOnly = readOnlyError(path, error);
+    if (readOnly) throw readOnly;
     const code = isSqliteError(error) ? error.code : '';
     const problem = code === 'SQLITE_NOTADB' ? 'not-a-database' : code ? 'corrupt' : 'unreadable';
     const message = error instanceof Error ? error.message : String(error);
@@ -154,16 +164,19 @@ export class SqliteBackend implements StoreBackend {
   /** The kysely instance over the connection. */
   readonly db: Kysely<StoreDatabase>;
   readonly #database: Database.Database;
+  readonly #path: string;
   readonly #busyTimeoutMs: number;
   readonly #lock: FileWriteLock;
 
   constructor(
     database: Database.Database,
+    path: string,
     lock: FileWriteLock,
     busyTimeoutMs: number,
     onQuery?: (sql: string) => void,
   ) {
     this.#database = database;
+    this.#path = path;
     this.#lock = lock;
     this.#busyTimeoutMs = busyTimeoutMs;
     this.db = new Kysely<StoreDatabase>({
@@ -214,7 +227,9 @@ export class SqliteBackend implements StoreBackend {
   }
 
   #translate(error: unknown): unknown {
-    return isBusy(error) ? new SessionStoreBusyError(this.#busyTimeoutMs, { cause: error }) : error;
+    if (isBusy(error)) return new SessionStoreBusyError(this.#busyTimeoutMs, { cause: error });
+    // Opening checks the file and folder modes; what it cannot see (a read-only -shm) shows here.
+    return readOnlyError(this.#path, error) ?? error;
   }
 
   /** Brings the schema up to date under the write lock, so concurrent openers migrate once. */
@@ -277,6 +292,7 @@ export async function openSqliteBackend(
     }
     const backend = new SqliteBackend(
       database,
+      path,
       FileWriteLock.acquire(path),
       busyTimeoutMs,
       onQuery,
@@ -291,6 +307,6 @@ export async function openSqliteBackend(
   } catch (error) {
     if (database.open) database.close();
     if (isBusy(error)) throw new SessionStoreBusyError(busyTimeoutMs, { cause: error });
-    throw error;
+    throw readOnlyError(path, error) ?? error;
   }
 }

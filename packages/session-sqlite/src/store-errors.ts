@@ -7,7 +7,16 @@ const isBranded =
     value !== null &&
     (value as Record<symbol, unknown>)[Symbol.for(`mh.error.${name}`)] === true;
 
-/** Why a file cannot be opened as a session store. */
+/**
+ * Why a file cannot be opened (or written) as a session store:
+ *
+ * - `unreadable`: it cannot be opened at all (a folder, no permission to read, no such folder);
+ * - `not-a-database`, `truncated`, `corrupt`: it is not SQLite, or damaged SQLite;
+ * - `foreign-schema`, `newer-schema`: another application's database, or a newer version's;
+ * - `read-only`: this process may not write it — the file is read-only, or its folder is (SQLite
+ *   creates its `-wal` and `-shm` files beside the database, and the file itself when absent), or
+ *   SQLite refused a write (`SQLITE_READONLY`, e.g. another user's read-only `-shm` left behind).
+ */
 export const FILE_PROBLEMS = [
   'unreadable',
   'not-a-database',
@@ -15,14 +24,19 @@ export const FILE_PROBLEMS = [
   'corrupt',
   'foreign-schema',
   'newer-schema',
+  'read-only',
 ] as const;
-/** Why a file cannot be opened as a session store. */
+/** Why a file cannot be opened (or written) as a session store; see `FILE_PROBLEMS`. */
 export type FileProblem = (typeof FILE_PROBLEMS)[number];
 
 /**
  * The file given to `openSqliteStore` is not a session store this code can use: not SQLite at
  * all, truncated, corrupt, another application's database, or written by a newer version. The
  * file is left exactly as it was. A `ConfigError` whose `field` is `path`.
+ *
+ * `problem: 'read-only'` is found when the store opens (the file or its folder is not writable by
+ * this process) or, where opening cannot tell, at the first write SQLite refuses, which then
+ * throws it instead of a raw `SQLITE_READONLY`. Nothing was written.
  */
 export class SessionFileError extends ConfigError {
   static override readonly brandName: string = 'SessionFileError';
