@@ -75,6 +75,8 @@ Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command li
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
   but incomplete), 130 interrupted.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
-  exits with the worst code of its lines: a refused /command counts as 2, a cut-off answer (4)
-  only when no line did worse. A terminal REPL exits 0.
+  exits with the worst code of its lines and of the resume at start (with --session, a turn a
+  crash interrupted is finished first): a refused /command counts as 2, a cut-off answer (4)
+  only when nothing did worse. A terminal REPL exits 0.
 `;
+

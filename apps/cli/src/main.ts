@@ -131,6 +131,8 @@ async function runAgent(
     : undefined;
   const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
   process.on('SIGINT', () => session.interrupt());
+  // The worst outcome so far, the resume at start included: a script must see that it failed.
+  let worst = 0;
   if (store) {
     const history = await agent.load();
     const where = agent.session;
@@ -142,9 +144,11 @@ async function runAgent(
     // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
     if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
       return resumed;
+    // A resume the user cancelled (130) is their choice, as for a line below.
+    if (resumed !== 130) worst = worseExitCode(worst, resumed);
   }
 
-  if (options.prompt !== undefined) return session.ask(options.prompt);
+  if (options.prompt !== undefined) return worseExitCode(worst, await session.ask(options.prompt));
 
   const interactive = Boolean(process.stdin.isTTY);
   const lines = createInterface({
@@ -158,7 +162,6 @@ async function runAgent(
     lines.setPrompt('> ');
     lines.prompt();
   }
-  let worst = 0;
   for await (const line of lines) {
     const code = await session.line(line);
     if (code === 'exit') break;
