@@ -69,7 +69,7 @@ Tools: calculator, and the read-only workspace tools read_file, list_dir, grep, 
 Tool calls are shown on stderr as they happen; the answer streams to stdout.
 
 REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits.
-  /help  this help    /reset  forget the conversation    /history  show it    /exit  leave
+  /help  the REPL commands    /reset  forget the conversation    /history  show it    /exit  leave
 
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line,
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
@@ -80,3 +80,17 @@ Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command li
   only when nothing did worse. A terminal REPL exits 0.
 `;
 
+/** What `/help` prints in the REPL: its commands, briefly; the flags are `mh --help`'s. */
+export const REPL_HELP = `REPL commands:
+  /help                   these commands
+  /exit, /quit            leave (so does the end of input, Ctrl-D)
+  /reset                  forget the conversation (with --db: go on from empty on a new branch)
+  /history                show the conversation, one line per message
+  /checkpoints            list this branch's turns (needs --db)
+  /rewind TURN [BRANCH]   go back to TURN on a new branch (TURN from /checkpoints; 0 = empty)
+  /fork BRANCH            copy this branch as BRANCH and go on there
+  /branches               list the session's branches (* marks the current one)
+  /switch BRANCH          go on on another branch
+Anything else is a prompt. Ctrl-C cancels the answer; a second Ctrl-C exits.
+Command-line flags: mh --help
+`;

@@ -1,7 +1,7 @@
 import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
 import { ConfigError } from '@mh/sdk';
 import { UsageError } from './args.js';
-import { HELP } from './help.js';
+import { REPL_HELP } from './help.js';
 import { EventRenderer, exitCodeOf, type Output } from './render.js';
 import { messageSummary, sessionCommand } from './session-commands.js';
 
@@ -86,7 +86,7 @@ export class CliSession {
     if (trimmed === '') return 0;
     if (trimmed === '/exit' || trimmed === '/quit') return 'exit';
     if (trimmed === '/help') {
-      this.#output.out.write(HELP);
+      this.#output.out.write(REPL_HELP);
       return 0;
     }
     if (trimmed === '/reset') {
