@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { refuseListingConflicts } from './listing-conflicts.js';
 
 /** A command-line mistake: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -205,6 +206,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   }
   const prompt = positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
+  refuseListingConflicts(values, prompt);
   return {
     help: values.help ?? false,
     version: values.version ?? false,
