@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { ForkCommand, ReadCommand, RewindCommand, SwitchBranchCommand } from './branch-commands.js';
+import { CommitCommand, CommitRetryCommand, CommitStaleCommand } from './commit-commands.js';
+import { textArb, turnSpecArb } from './content.js';
+import { CRASH_OPS, CrashCommand } from './crash-command.js';
+import type { StoreCommand } from './harness.js';
+import { JournalCallCommand, JournalTurnCommand } from './journal-commands.js';
+import {
+  BadCallCommand,
+  CreateSessionCommand,
+  DeleteSessionCommand,
+  ReopenCommand,
+} from './lifecycle-commands.js';
+
+const pick = fc.nat({ max: 7 });
+const branch = fc.option(pick, { nil: null });
+
+/**
+ * The generated commands, weighted toward the writes that interact (commit, journal); reopen
+ * and crash only when the caller can provide them.
+ */
+export function commandArbitraries(has: {
+  readonly reopen: boolean;
+  readonly crash: boolean;
+}): fc.Arbitrary<StoreCommand>[] {
+  const weighted: [number, fc.Arbitrary<StoreCommand>][] = [
+    [
+      1,
+      fc
+        .tuple(fc.option(textArb, { nil: undefined }), fc.boolean())
+        .map(([title, dup]) => new CreateSessionCommand(title, dup)),
+    ],
+    [6, fc.tuple(pick, branch, turnSpecArb).map(([s, b, spec]) => new CommitCommand(s, b, spec))],
+    [
+      2,
+      fc
+        .tuple(pick, pick, pick, turnSpecArb)
+        .map(([s, b, p, spec]) => new CommitStaleCommand(s, b, p, spec)),
+    ],
+    [1, fc.tuple(pick, pick).map(([s, b]) => new CommitRetryCommand(s, b))],
+    [1, pick.map((s) => new ReadCommand(s))],
+    [
+      2,
+      fc
+        .tuple(pick, pick, fc.boolean(), fc.boolean())
+        .map(([s, p, empty, taken]) => new RewindCommand(s, p, empty, taken)),
+    ],
+    [
+      2,
+      fc
+        .tuple(pick, branch, fc.boolean())
+        .map(([s, from, taken]) => new ForkCommand(s, from, taken)),
+    ],
+    [
+      1,
+      fc
+        .tuple(pick, pick, fc.boolean())
+        .map(([s, b, unknown]) => new SwitchBranchCommand(s, b, unknown)),
+    ],
+    [
+      5,
+      fc
+        .tuple(
+          pick,
+          pick,
+          fc.constantFrom('right', 'right', 'stale', 'same'),
+          fc.integer({ min: 0, max: 3 }),
+          textArb,
+          pick,
+        )
+        .map(
+          ([s, b, variant, calls, text, p]) =>
+            new JournalTurnCommand(s, b, variant as 'right', calls, text, p),
+        ),
+    ],
+    [
+      5,
+      fc
+        .tuple(pick, pick, fc.boolean(), fc.boolean(), fc.boolean(), pick, textArb, fc.boolean())
+        .map(
+          ([s, b, end, known, alsoKnown, p, text, isError]) =>
+            new JournalCallCommand(s, b, end, known || alsoKnown, p, text, isError),
+        ),
+    ],
+    [
+      2,
+      fc
+        .tuple(fc.nat({ max: 12 }), pick, pick)
+        .map(([which, s, b]) => new BadCallCommand(which, s, b)),
+    ],
+    [1, fc.tuple(pick, fc.boolean()).map(([s, unknown]) => new DeleteSessionCommand(s, unknown))],
+  ];
+  if (has.reopen) weighted.push([1, fc.constant(null).map(() => new ReopenCommand())]);
+  if (has.crash) {
+    weighted.push([
+      12,
+      fc
+        .tuple(
+          fc.constantFrom(...CRASH_OPS),
+          fc.integer({ min: 1, max: 14 }),
+          pick,
+          pick,
+          pick,
+          turnSpecArb,
+        )
+        .map(([op, k, s, b, p, spec]) => new CrashCommand(op, k, s, b, p, spec)),
+    ]);
+  }
+  // fc.commands takes a list; repeating an arbitrary is how it is weighted.
+  return weighted.flatMap(([weight, arbitrary]) => Array.from({ length: weight }, () => arbitrary));
+}
