@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CrashWriter } from '@mh/conformance';
+import { startChild } from './process-harness.js';
+
+/**
+ * The conformance suite's crash hook for a SQLite file: each write runs in a child process
+ * (children/crash-write.mjs) killed right after its k-th statement. The write landed when the
+ * child finished, or when COMMIT was among the statements it ran before the kill.
+ */
+export function sqliteCrashWriter(
+  path: string,
+  folder: string,
+): CrashWriter & {
+  readonly outcomes: { killedBefore: number; killedAfter: number; finished: number };
+} {
+  let runs = 0;
+  const outcomes = { killedBefore: 0, killedAfter: 0, finished: 0 };
+  const writer = async (...[write, k]: Parameters<CrashWriter>) => {
+    runs += 1;
+    const writeFile = join(folder, `crash-${runs}.json`);
+    const statementLog = join(folder, `crash-${runs}.log`);
+    writeFileSync(writeFile, JSON.stringify(write));
+    const child = startChild('crash-write.mjs', [path, writeFile, String(k), statementLog]);
+    child.process.stdin?.end();
+    const exit = await child.exited;
+    const statements = existsSync(statementLog)
+      ? readFileSync(statementLog, 'utf8')
+          .split('\n')
+          .filter((line) => line.length > 0)
+          .map((line) => String(JSON.parse(line)).trim().toLowerCase())
+      : [];
+    const committed = statements.includes('commit');
+    if (exit === 0) outcomes.finished += 1;
+    else if (committed) outcomes.killedAfter += 1;
+    else outcomes.killedBefore += 1;
+    return { landed: exit === 0 || committed };
+  };
+  return Object.assign(writer, { outcomes });
+}
