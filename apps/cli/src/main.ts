@@ -1,35 +1,11 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
-import type { Cassette } from '@mh/eval';
-import { createTracing, metricsFromSpans, renderMetrics, renderTree } from '@mh/observability';
-import {
-  ConfigError,
-  McpProtocolError,
-  type SessionStore,
-  SessionStoreUnavailableError,
-  type ToolRegistry,
-} from '@mh/sdk';
-import { type CliOptions, parseCliArgs, UsageError } from './args.js';
-import {
-  buildAgent,
-  DEFAULT_MODELS,
-  isPostgresUrl,
-  localTools,
-  type McpServers,
-  openStore,
-  replGreeting,
-  shownDb,
-  startMcpServers,
-} from './build-agent.js';
+import { parseCliArgs, UsageError } from './args.js';
 import { quietOnClosedPipes } from './closed-pipes.js';
 import { HELP } from './help.js';
-import { closeCliCassette, openCliCassette } from './record-replay.js';
-import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './render.js';
-import { CliSession } from './session.js';
-import { listSessions } from './session-commands.js';
 
+// Only the argument parser and the help load up front: `--help` and `--version` need nothing
+// else, and a run loads the SDK and, within it, what each flag needs (see run.ts).
 async function main(argv: readonly string[]): Promise<number> {
   const options = parseCliArgs(argv);
   if (options.help) {
@@ -42,161 +18,38 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
-  // Listing tools reads no session: the database is neither opened nor created.
-  const db = options.listTools && !options.listSessions ? undefined : options.db;
-  if (db !== undefined) refuseMissingDatabase(db, options);
-  const store = db === undefined ? undefined : await openStore(db);
-  try {
-    return await runWith(options, store);
-  } finally {
-    await store?.close();
-  }
+  const { runCommand } = await import('./run.js');
+  return await runCommand(options);
 }
 
-/**
- * Reading sessions (`--list-sessions`, `--session ID`) needs a SQLite file that exists: opening
- * one creates it, which would leave an empty database behind a typo. Only a new session creates it.
- */
-function refuseMissingDatabase(db: string, options: CliOptions): void {
-  if (isPostgresUrl(db) || existsSync(db)) return;
-  if (options.listSessions)
-    throw new UsageError(
-      `--db ${db}: no such session database (nothing to list; a run with --db ${db} creates it)`,
-    );
-  if (options.session !== undefined)
-    throw new UsageError(
-      `--db ${db}: no such session database, so no session ${options.session} to resume (omit --session to start one)`,
-    );
-}
-
-async function runWith(options: CliOptions, store: SessionStore | undefined): Promise<number> {
-  if (options.listSessions && store) {
-    await listSessions(store, (text) => process.stdout.write(text));
-    return 0;
+/** Prints a failure of `main` on stderr and returns the exit code it calls for. */
+async function reportFailure(error: unknown): Promise<number> {
+  if (error instanceof UsageError) {
+    process.stderr.write(`mh: ${error.message}\n`);
+    return 2;
   }
-  if (store && options.session !== undefined && !(await store.getSession(options.session))) {
-    throw new UsageError(
-      `no session ${options.session} in ${shownDb(options.db ?? '')} (see --list-sessions; omit --session to start one)`,
-    );
+  // Anything else was thrown past the parser, so the SDK is loaded already.
+  const { ConfigError, McpProtocolError, SessionStoreUnavailableError } = await import('@mh/sdk');
+  if (ConfigError.isInstance(error)) {
+    process.stderr.write(`mh: ${error.message}\n`);
+    return 2;
   }
-  const model = options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'];
-  const cassette = await openCliCassette(options, model, (warning) =>
-    process.stderr.write(`mh: warning: ${warning}\n`),
+  if (SessionStoreUnavailableError.isInstance(error) || McpProtocolError.isInstance(error)) {
+    // The session database is down, restarting or locked, or an MCP server cannot be started or
+    // reached: the message names it and says why.
+    process.stderr.write(`mh: ${error.message}\n`);
+    return 1;
+  }
+  process.stderr.write(
+    `mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
-  const registry = localTools(options);
-  const servers = await startMcpServers(options, registry);
-  try {
-    const code = await runAgent(options, store, registry, servers, cassette);
-    return cassette ? await closeCliCassette(cassette, code, process.stderr) : code;
-  } finally {
-    await servers.close();
-  }
-}
-
-async function runAgent(
-  options: CliOptions,
-  store: SessionStore | undefined,
-  registry: ToolRegistry,
-  servers: McpServers,
-  cassette: Cassette | undefined,
-): Promise<number> {
-  if (options.listTools) {
-    for (const tool of registry.list()) {
-      const server =
-        servers.registered.find((entry) => entry.name === tool.name)?.server ?? 'local';
-      const granted = tool.permission === 'read' || options.grants.includes(tool.permission);
-      process.stdout.write(
-        `${tool.name.padEnd(40)} ${tool.permission.padEnd(6)} ${server.padEnd(12)} ${granted ? 'allowed' : `needs --grant ${tool.permission}`}\n`,
-      );
-    }
-    return 0;
-  }
-  const tracing = options.trace ? createTracing() : undefined;
-  const agent = await buildAgent(options, store, tracing?.tracer, registry, cassette);
-  const output: Output = {
-    out: process.stdout,
-    err: process.stderr,
-    color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
-    maxOutputTokens: options.maxOutputTokens,
-  };
-  // `--trace`: after each answer, the run's span tree and metrics on stderr.
-  const printTrace = tracing
-    ? (): void => {
-        const records = tracing.records();
-        process.stderr.write(
-          `\n${renderTree(records)}\n${renderMetrics(metricsFromSpans(records))}\n`,
-        );
-        tracing.clear();
-      }
-    : undefined;
-  const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
-  process.on('SIGINT', () => session.interrupt());
-  // The worst outcome so far, the resume at start included: a script must see that it failed.
-  let worst = 0;
-  if (store) {
-    const history = await agent.load();
-    const where = agent.session;
-    process.stderr.write(
-      `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${shownDb(options.db ?? '')} --session ${where?.id})\n`,
-    );
-    // A turn a crash interrupted is finished before anything else.
-    const resumed = await session.resume();
-    // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
-    if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
-      return resumed;
-    // A resume the user cancelled (130) is their choice, as for a line below.
-    if (resumed !== 130) worst = worseExitCode(worst, resumed);
-  }
-
-  if (options.prompt !== undefined) return worseExitCode(worst, await session.ask(options.prompt));
-
-  const interactive = Boolean(process.stdin.isTTY);
-  const lines = createInterface({
-    input: process.stdin,
-    output: interactive ? process.stdout : undefined,
-    terminal: interactive,
-  });
-  lines.on('SIGINT', () => session.interrupt());
-  if (interactive) {
-    process.stderr.write(replGreeting(options, cassette));
-    lines.setPrompt('> ');
-    lines.prompt();
-  }
-  for await (const line of lines) {
-    const code = await session.line(line);
-    if (code === 'exit') break;
-    // A prompt the user cancelled (130) is their choice, not a failure of the session.
-    if (code !== 130) worst = worseExitCode(worst, code);
-    if (interactive) lines.prompt();
-  }
-  lines.close();
-  // Piped prompts report the worst outcome, so a script can tell that a run failed.
-  return interactive ? 0 : worst;
+  return 1;
 }
 
 // A reader that goes away (`mh … | head`) is not an error of ours: set before the first write.
 quietOnClosedPipes();
-main(process.argv.slice(2)).then(
-  (code) => {
+main(process.argv.slice(2))
+  .catch(reportFailure)
+  .then((code) => {
     process.exitCode = code;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError || ConfigError.isInstance(error)) {
-      process.stderr.write(`mh: ${error.message}\n`);
-      process.exitCode = 2;
-    } else if (SessionStoreUnavailableError.isInstance(error)) {
-      // The session database is down, restarting or locked: its message names it and says why.
-      process.stderr.write(`mh: ${error.message}\n`);
-      process.exitCode = 1;
-    } else if (McpProtocolError.isInstance(error)) {
-      // A server that cannot be started or reached: its message says which and why.
-      process.stderr.write(`mh: ${error.message}\n`);
-      process.exitCode = 1;
-    } else {
-      process.stderr.write(
-        `mh: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exitCode = 1;
-    }
-  },
-);
+  });

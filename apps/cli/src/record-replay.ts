@@ -1,10 +1,4 @@
-import {
-  type Cassette,
-  CassetteFileError,
-  type CassetteKey,
-  type DriftFinding,
-  openCassette,
-} from '@mh/eval';
+import type { Cassette, CassetteFileError, CassetteKey, DriftFinding } from '@mh/eval';
 import type { Provider, ToolRegistry } from '@mh/sdk';
 import { ToolExecutor } from '@mh/sdk';
 import { type CliOptions, UsageError } from './args.js';
@@ -19,12 +13,15 @@ export const DRIFT_EXIT_CODE = 3;
  * Opens the cassette `--record` or `--replay` names. `--replay` without a provider is a lockdown
  * (nothing but the recording answers); with one, calls beyond the recording go to it and are
  * appended. Replays are lenient: the whole run is served and every drift listed at the end.
+ * The eval toolkit loads only when one of the two is given.
  */
 export async function openCliCassette(
   options: CliOptions,
   model: string,
   warn: (message: string) => void,
 ): Promise<Cassette | undefined> {
+  if (options.record === undefined && options.replay === undefined) return undefined;
+  const { CassetteFileError, openCassette } = await import('@mh/eval');
   try {
     if (options.record !== undefined) {
       return await openCassette(options.record, {

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Cassette } from '@mh/eval';
+import type { SessionStore, ToolRegistry } from '@mh/sdk';
+import { type CliOptions, UsageError } from './args.js';
+import {
+  buildAgent,
+  DEFAULT_MODELS,
+  isPostgresUrl,
+  localTools,
+  type McpServers,
+  openStore,
+  replGreeting,
+  shownDb,
+  startMcpServers,
+} from './build-agent.js';
+import { closeCliCassette, openCliCassette } from './record-replay.js';
+import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './render.js';
+import { CliSession } from './session.js';
+import { listSessions } from './session-commands.js';
+
+/**
+ * Runs what the parsed command line asks for, past `--help` and `--version`, and returns the exit
+ * code. `main.ts` loads this module only then, so those two print without loading the SDK.
+ */
+export async function runCommand(options: CliOptions): Promise<number> {
+  // Listing tools reads no session: the database is neither opened nor created.
+  const db = options.listTools && !options.listSessions ? undefined : options.db;
+  if (db !== undefined) refuseMissingDatabase(db, options);
+  const store = db === undefined ? undefined : await openStore(db);
+  try {
+    return await runWith(options, store);
+  } finally {
+    await store?.close();
+  }
+}
+
+/**
+ * Reading sessions (`--list-sessions`, `--session ID`) needs a SQLite file that exists: opening
+ * one creates it, which would leave an empty database behind a typo. Only a new session creates it.
+ */
+function refuseMissingDatabase(db: string, options: CliOptions): void {
+  if (isPostgresUrl(db) || existsSync(db)) return;
+  if (options.listSessions)
+    throw new UsageError(
+      `--db ${db}: no such session database (nothing to list; a run with --db ${db} creates it)`,
+    );
+  if (options.session !== undefined)
+    throw new UsageError(
+      `--db ${db}: no such session database, so no session ${options.session} to resume (omit --session to start one)`,
+    );
+}
+
+async function runWith(options: CliOptions, store: SessionStore | undefined): Promise<number> {
+  if (options.listSessions && store) {
+    await listSessions(store, (text) => process.stdout.write(text));
+    return 0;
+  }
+  if (store && options.session !== undefined && !(await store.getSession(options.session))) {
+    throw new UsageError(
+      `no session ${options.session} in ${shownDb(options.db ?? '')} (see --list-sessions; omit --session to start one)`,
+    );
+  }
+  const model = options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'];
+  const cassette = await openCliCassette(options, model, (warning) =>
+    process.stderr.write(`mh: warning: ${warning}\n`),
+  );
+  const registry = localTools(options);
+  const servers = await startMcpServers(options, registry);
+  try {
+    const code = await runAgent(options, store, registry, servers, cassette);
+    return cassette ? await closeCliCassette(cassette, code, process.stderr) : code;
+  } finally {
+    await servers.close();
+  }
+}
+
+async function runAgent(
+  options: CliOptions,
+  store: SessionStore | undefined,
+  registry: ToolRegistry,
+  servers: McpServers,
+  cassette: Cassette | undefined,
+): Promise<number> {
+  if (options.listTools) {
+    for (const tool of registry.list()) {
+      const server =
+        servers.registered.find((entry) => entry.name === tool.name)?.server ?? 'local';
+      const granted = tool.permission === 'read' || options.grants.includes(tool.permission);
+      process.stdout.write(
+        `${tool.name.padEnd(40)} ${tool.permission.padEnd(6)} ${server.padEnd(12)} ${granted ? 'allowed' : `needs --grant ${tool.permission}`}\n`,
+      );
+    }
+    return 0;
+  }
+  // OpenTelemetry loads only for --trace.
+  const observability = options.trace ? await import('@mh/observability') : undefined;
+  const tracing = observability?.createTracing();
+  const agent = await buildAgent(options, store, tracing?.tracer, registry, cassette);
+  const output: Output = {
+    out: process.stdout,
+    err: process.stderr,
+    color: Boolean(process.stderr.isTTY) && process.env.NO_COLOR === undefined,
+    maxOutputTokens: options.maxOutputTokens,
+  };
+  // `--trace`: after each answer, the run's span tree and metrics on stderr.
+  const printTrace =
+    tracing && observability
+      ? (): void => {
+          const { renderTree, renderMetrics, metricsFromSpans } = observability;
+          const records = tracing.records();
+          process.stderr.write(
+            `\n${renderTree(records)}\n${renderMetrics(metricsFromSpans(records))}\n`,
+          );
+          tracing.clear();
+        }
+      : undefined;
+  const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
+  process.on('SIGINT', () => session.interrupt());
+  // The worst outcome so far, the resume at start included: a script must see that it failed.
+  let worst = 0;
+  if (store) {
+    const history = await agent.load();
+    const where = agent.session;
+    process.stderr.write(
+      `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${shownDb(options.db ?? '')} --session ${where?.id})\n`,
+    );
+    // A turn a crash interrupted is finished before anything else.
+    const resumed = await session.resume();
+    // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
+    if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
+      return resumed;
+    // A resume the user cancelled (130) is their choice, as for a line below.
+    if (resumed !== 130) worst = worseExitCode(worst, resumed);
+  }
+
+  if (options.prompt !== undefined) return worseExitCode(worst, await session.ask(options.prompt));
+
+  const interactive = Boolean(process.stdin.isTTY);
+  const lines = createInterface({
+    input: process.stdin,
+    output: interactive ? process.stdout : undefined,
+    terminal: interactive,
+  });
+  lines.on('SIGINT', () => session.interrupt());
+  if (interactive) {
+    process.stderr.write(replGreeting(options, cassette));
+    lines.setPrompt('> ');
+    lines.prompt();
+  }
+  for await (const line of lines) {
+    const code = await session.line(line);
+    if (code === 'exit') break;
+    // A prompt the user cancelled (130) is their choice, not a failure of the session.
+    if (code !== 130) worst = worseExitCode(worst, code);
+    if (interactive) lines.prompt();
+  }
+  lines.close();
+  // Piped prompts report the worst outcome, so a script can tell that a run failed.
+  return interactive ? 0 : worst;
+}
