@@ -25,6 +25,7 @@ describe('runSessionStoreConformance', () => {
       [{ open, maxCommands: 1.5 }, 'maxCommands'],
       [{ open, reopen: 'x' }, 'reopen'],
       [{ open, concurrency: -1 }, 'concurrency'],
+      [{ open, path: '3:1' }, 'path'],
     ] as const) {
       const error = await runSessionStoreConformance(options as never).catch((e: unknown) => e);
       expect(ConfigError.isInstance(error) && error.field).toBe(field);

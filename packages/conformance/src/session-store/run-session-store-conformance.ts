@@ -24,6 +24,15 @@ function checkOptions(options: SessionStoreConformanceOptions): void {
   positive(options.maxCommands, 'maxCommands');
   positive(options.timeLimitMs, 'timeLimitMs');
   positive(options.concurrency, 'concurrency');
+  if (
+    options.path !== undefined &&
+    (typeof options.path !== 'string' || options.seed === undefined)
+  ) {
+    throw new ConfigError(
+      'path',
+      'expected the path string a counterexample printed, with its seed',
+    );
+  }
   if (options.seed !== undefined && !Number.isInteger(options.seed))
     throw new ConfigError('seed', 'expected an integer');
 }
