@@ -1,6 +1,6 @@
 import type { Message } from './messages.js';
-import type { ModelRequest } from './provider.js';
-import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
+import type { JsonSchema, ModelRequest } from './provider.js';
+import { estimateMessageTokens, estimateTokens } from './tokens.js';
 import { promptTokens, type Usage } from './usage.js';
 
 /** Calibration never moves the estimate further than this factor either way. */
@@ -27,8 +27,13 @@ export interface ContextMeterState {
 interface Baseline {
   readonly tokens: number;
   readonly estimated: number;
-  /** The messages of the measured request (by identity: a rewritten message is a new object). */
-  readonly messages: readonly Message[];
+  /**
+   * The messages of the measured request (by identity: a rewritten message is a new object). The
+   * meter's own copy: the next baseline extends it in place when its request only appended.
+   */
+  readonly messages: Message[];
+  /** Estimated tokens of `messages` alone. */
+  readonly messageTokens: number;
   readonly system?: string;
   readonly toolsKey: string;
 }
@@ -44,6 +49,11 @@ interface Baseline {
  * measurement (a first request, another system prompt or tool set) the whole request is
  * estimated and scaled by the plain real-to-estimated ratio. One meter follows one conversation
  * across runs.
+ *
+ * Its figures equal estimating every request from scratch, but cost only what changed: each
+ * message is estimated once (messages are immutable, so it is cached by identity), and a request
+ * that extends the last measured one adds the new messages to its running total. A compaction
+ * (trimmed or summarised messages are new objects) costs one pass over cached figures.
  */
 export class ContextMeter {
   #realSum = 0;
@@ -51,17 +61,53 @@ export class ContextMeter {
   #growthReal = 0;
   #growthEstimated = 0;
   #baseline: Baseline | undefined;
+  readonly #messageTokens = new WeakMap<Message, number>();
+  readonly #schemaTokens = new WeakMap<object, number>();
+  #system: string | undefined;
+  #systemTokens = 0;
 
   /** Real ÷ estimated growth between consecutive measured requests, within [1/4, 4]; 1 before any. */
   get calibration(): number {
     return clampRatio(this.#growthReal, this.#growthEstimated);
   }
 
-  /** Records the real usage of `request`; a call that reported no prompt tokens is ignored. */
-  observe(request: ModelRequest, usage: Usage): void {
+  /**
+   * Records the real usage of `request`; a call that reported no prompt tokens is ignored. Returns
+   * the estimated tokens of the whole request (as `estimateRequestTokens` counts them), what
+   * `ContextMeterState.estimatedTokens` keeps.
+   */
+  observe(request: ModelRequest, usage: Usage): number {
+    const base = this.#baseline;
+    const grows = base !== undefined && isPrefix(base.messages, request.messages);
+    const messageTokens = grows
+      ? base.messageTokens + this.#sum(request.messages, base.messages.length)
+      : this.#sum(request.messages, 0);
+    const estimated = this.#fixedTokens(request) + messageTokens;
     const real = promptTokens(usage);
-    if (!(real > 0)) return;
-    this.#record(real, estimateRequestTokens(request), request);
+    if (!(real > 0)) return estimated;
+    const key = toolsKey(request);
+    if (grows && base.system === request.system && base.toolsKey === key) {
+      this.#addGrowth(real - base.tokens, estimated - base.estimated);
+    }
+    this.#realSum += real;
+    this.#estimatedSum += estimated;
+    let messages: Message[];
+    if (grows) {
+      messages = base.messages;
+      for (let index = messages.length; index < request.messages.length; index++)
+        messages.push(request.messages[index] as Message);
+    } else {
+      messages = request.messages.slice();
+    }
+    this.#baseline = {
+      tokens: real,
+      estimated,
+      messages,
+      messageTokens,
+      system: request.system,
+      toolsKey: key,
+    };
+    return estimated;
   }
 
   /**
@@ -92,6 +138,7 @@ export class ContextMeter {
         tokens: previous.promptTokens,
         estimated: previous.estimatedTokens,
         messages: request.messages.slice(),
+        messageTokens: this.#sum(request.messages, 0),
         system: request.system,
         toolsKey: toolsKey(request),
       };
@@ -109,8 +156,8 @@ export class ContextMeter {
     const base = this.#baseline;
     if (base && base.system === request.system && base.toolsKey === toolsKey(request)) {
       const delta = isPrefix(base.messages, request.messages)
-        ? estimateFrom(request.messages, base.messages.length)
-        : estimateRequestTokens(request) - base.estimated;
+        ? this.#sum(request.messages, base.messages.length)
+        : this.#requestTokens(request) - base.estimated;
       return {
         tokens: Math.max(0, base.tokens + Math.ceil(delta * calibration)),
         measuredTokens: base.tokens,
@@ -119,7 +166,7 @@ export class ContextMeter {
     }
     return {
       tokens: Math.ceil(
-        estimateRequestTokens(request) * clampRatio(this.#realSum, this.#estimatedSum),
+        this.#requestTokens(request) * clampRatio(this.#realSum, this.#estimatedSum),
       ),
       measuredTokens: 0,
       calibration,
@@ -133,28 +180,55 @@ export class ContextMeter {
 
   /** Estimated tokens of some messages, scaled by the calibration. */
   estimateMessages(messages: readonly Message[]): number {
-    return Math.ceil(estimateFrom(messages, 0) * this.calibration);
+    return Math.ceil(this.#sum(messages, 0) * this.calibration);
   }
 
-  #record(real: number, estimated: number, request: ModelRequest): void {
-    const base = this.#baseline;
-    if (
-      base &&
-      base.system === request.system &&
-      base.toolsKey === toolsKey(request) &&
-      isPrefix(base.messages, request.messages)
-    ) {
-      this.#addGrowth(real - base.tokens, estimated - base.estimated);
+  /** `estimateRequestTokens(request)`, from the cached figures. */
+  #requestTokens(request: ModelRequest): number {
+    return this.#fixedTokens(request) + this.#sum(request.messages, 0);
+  }
+
+  /** Estimated tokens of `messages` from index `from` on, each message estimated once. */
+  #sum(messages: readonly Message[], from: number): number {
+    const cache = this.#messageTokens;
+    let sum = 0;
+    for (let index = from; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      let tokens = cache.get(message);
+      if (tokens === undefined) {
+        tokens = estimateMessageTokens(message);
+        cache.set(message, tokens);
+      }
+      sum += tokens;
     }
-    this.#realSum += real;
-    this.#estimatedSum += estimated;
-    this.#baseline = {
-      tokens: real,
-      estimated,
-      messages: request.messages.slice(),
-      system: request.system,
-      toolsKey: toolsKey(request),
-    };
+    return sum;
+  }
+
+  /** Estimated tokens of the system prompt and tool specs (`estimateRequestTokens` without messages). */
+  #fixedTokens(request: ModelRequest): number {
+    if (request.system !== this.#system) {
+      this.#system = request.system;
+      this.#systemTokens = request.system ? estimateTokens(request.system) : 0;
+    }
+    let sum = this.#systemTokens;
+    for (const tool of request.tools)
+      sum +=
+        estimateTokens(tool.name) +
+        estimateTokens(tool.description) +
+        this.#schemaTokensOf(tool.inputSchema);
+    return sum;
+  }
+
+  /** A tool schema's tokens; schema objects are built once per tool, so cached by identity. */
+  #schemaTokensOf(schema: JsonSchema): number {
+    if (typeof schema !== 'object' || schema === null)
+      return estimateTokens(JSON.stringify(schema));
+    let tokens = this.#schemaTokens.get(schema);
+    if (tokens === undefined) {
+      tokens = estimateTokens(JSON.stringify(schema));
+      this.#schemaTokens.set(schema, tokens);
+    }
+    return tokens;
   }
 
   #addGrowth(real: number, estimated: number): void {
@@ -169,13 +243,6 @@ export class ContextMeter {
 function clampRatio(real: number, estimated: number): number {
   if (real <= 0 || estimated <= 0) return 1;
   return Math.min(MAX_CALIBRATION, Math.max(1 / MAX_CALIBRATION, real / estimated));
-}
-
-function estimateFrom(messages: readonly Message[], from: number): number {
-  let sum = 0;
-  for (let index = from; index < messages.length; index++)
-    sum += estimateMessageTokens(messages[index] as Message);
-  return sum;
 }
 
 function toolsKey(request: ModelRequest): string {

@@ -14,7 +14,6 @@ import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
 import { isErrorObject, thrownText } from './thrown-text.js';
-import { estimateRequestTokens } from './tokens.js';
 import { runToolBatch } from './tool-batch.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS } from './trace-vocabulary.js';
 import { noopTracer, SPAN_NAMES } from './tracer.js';
@@ -99,12 +98,13 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         };
 
   /** Answers calls left without a result; returns the repairs made. */
-  const settle = (reason: 'cancelled' | 'interrupted'): HistoryRepair[] => {
+  const settle = (status: RunStatus): HistoryRepair[] => {
     // Everything in `history` was shape-checked on its way in: the input by repairHistory, model
     // messages by streamModelCall, tool results by runToolBatch.
+    const reason = status === 'error' ? 'interrupted' : 'cancelled';
     const repaired = repairPairs(history, { reason });
     if (repaired.repairs.length > 0) history.splice(0, history.length, ...repaired.history);
-    options.onSettled?.(history);
+    options.onSettled?.(history, status);
     return repaired.repairs;
   };
 
@@ -204,7 +204,8 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
           break;
         }
         const end = call.end;
-        compaction?.meter.observe(request, end.usage);
+        // The meter's estimate of the request (incremental), kept with the committed turn.
+        const estimatedTokens = compaction?.meter.observe(request, end.usage);
         usage = addUsage(usage, end.usage);
         stopReason = end.stopReason;
         const fresh = checker.withFreshToolUseIds(end.message);
@@ -258,12 +259,10 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             usage: addUsage(end.usage, call.discardedUsage),
             costUsd: call.costUsd,
             model: end.model ?? options.model,
-            context: compaction
-              ? {
-                  promptTokens: promptTokens(end.usage),
-                  estimatedTokens: estimateRequestTokens(request),
-                }
-              : undefined,
+            context:
+              estimatedTokens === undefined
+                ? undefined
+                : { promptTokens: promptTokens(end.usage), estimatedTokens },
           });
         }
         yield { type: 'turn-end', turn: turns, usage: end.usage, costUsd: call.costUsd };
@@ -304,7 +303,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
   }
 
   const status: RunStatus = stop?.status ?? 'completed';
-  const finalRepairs = settle(status === 'error' ? 'interrupted' : 'cancelled');
+  const finalRepairs = settle(status);
   if (finalRepairs.length > 0) {
     repairs.push(...finalRepairs);
     yield { type: 'history-repair', repairs: finalRepairs };
