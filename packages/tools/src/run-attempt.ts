@@ -1,6 +1,9 @@
 import type { Clock, Tool, ToolOutput } from '@mh/core';
 import { CancelledError, ToolTimeoutError } from '@mh/core';
 
+/** Why a timeout's timer is stopped: the attempt settled first. */
+const SETTLED = 'settled';
+
 /** One attempt at running a tool. */
 export interface AttemptOptions {
   /** The validated arguments. */
@@ -24,7 +27,9 @@ export async function runAttempt(tool: Tool, options: AttemptOptions): Promise<T
   const { signal, clock } = options;
   if (signal.aborted) throw new CancelledError('Tool call cancelled', { cause: signal.reason });
   const toolController = new AbortController();
-  const timerController = new AbortController();
+  const timeoutMs = tool.timeoutMs;
+  // Only a timeout arms a timer to stop; without one nothing listens, and nothing is aborted.
+  const timerController = timeoutMs === undefined ? undefined : new AbortController();
   let onAbort = (): void => {};
   const cancelled = new Promise<never>((_resolve, reject) => {
     onAbort = (): void => {
@@ -43,8 +48,7 @@ export async function runAttempt(tool: Tool, options: AttemptOptions): Promise<T
     (async () => tool.run(options.input, context))(),
     cancelled,
   ];
-  const timeoutMs = tool.timeoutMs;
-  if (timeoutMs !== undefined) {
+  if (timeoutMs !== undefined && timerController) {
     racers.push(
       clock.sleep(timeoutMs, timerController.signal).then(() => {
         const error = new ToolTimeoutError(tool.name, timeoutMs);
@@ -56,7 +60,8 @@ export async function runAttempt(tool: Tool, options: AttemptOptions): Promise<T
   try {
     return await Promise.race(racers);
   } finally {
-    timerController.abort();
+    // A plain reason: abort() without one builds a DOMException (a stack trace) per call.
+    timerController?.abort(SETTLED);
     signal.removeEventListener('abort', onAbort);
   }
 }
