@@ -1,72 +1,208 @@
-// Loop overhead per turn with scripted() and a trivial tool, for runs of 200 and 1000 turns.
-// Runs against the built packages (the bench task depends on build). Runs of both lengths are
-// interleaved after a warm-up, with a full GC between runs. Prints medians, and the per-turn cost
-// of the last quarter of a run against its second quarter (the first is JIT warm-up): a ratio near
-// 1, and equal per-turn costs for 200 and 1000 turns, mean the cost does not grow with history.
+// Loop overhead per turn: one `add` tool, a scripted model that calls it once per turn for N turns
+// and then answers (the scenario of issue 16). Runs against the BUILT packages (the bench task
+// depends on build). Four setups run interleaved in one process, after a warm-up, with a full GC
+// between runs:
+// - defaults: `Agent` with a model the table lists (claude-sonnet-4-5): compaction armed and the
+//   injection defence (fencing) on — what a user gets;
+// - off: the same `Agent` with compaction and the injection defence turned off;
+// - runLoop: core's `runLoop` alone, with a `ToolExecutor`;
+// - floor: a hand-written loop calling the same scripted provider and the same tool, with a plain
+//   array history.
+// For N=1000 it prints per-turn medians of BENCH_REPEATS runs (default 5), each setup's ratio to
+// the floor, and the median last/first decile ratio (per-turn cost of the last tenth of the turns
+// over the first tenth: near 1 means the cost does not grow with the history). Then one 10k-turn
+// run of each setup (BENCH_LONG=0 skips it, BENCH_LONG_SETUPS=off,floor picks some) to show flatness, and the peak RSS over baseline of
+// 1000 turns, each setup in its own child process (median of BENCH_RSS_REPEATS, default 3).
+// The model reports a constant usage, so compaction stays armed but never fires.
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { Agent, defineTool, scripted } from '@mh/sdk';
+import { fileURLToPath } from 'node:url';
+import { runLoop } from '@mh/core';
+import { Agent, defineTool, scripted, ToolExecutor } from '@mh/sdk';
 import { z } from 'zod';
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 7);
+const N = 1000;
+const LONG = 10_000;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
+const RSS_REPEATS = Number(process.env.BENCH_RSS_REPEATS ?? 3);
+const MODEL = 'claude-sonnet-4-5';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 
-const noop = defineTool({
-  name: 'noop',
-  description: 'Does nothing.',
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
   permission: 'read',
-  input: z.object({ n: z.number() }),
-  run: async ({ n }) => `ok ${n}`,
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: async ({ a, b }) => String(a + b),
 });
 
-async function runOnce(turns) {
+/** The scripted model of one run: `add` on turns 1..turns-1, then an answer. */
+function provider(turns) {
   let turn = 0;
-  const provider = scripted(
+  return scripted(
     [
       () => {
         turn++;
         return turn < turns
-          ? { toolCalls: [{ name: 'noop', input: { n: turn } }], usage: USAGE }
+          ? { toolCalls: [{ name: 'add', input: { a: turn, b: 1 } }], usage: USAGE }
           : { text: 'done', usage: USAGE };
       },
     ],
     { whenExhausted: 'repeat-last', recordRequests: false },
   );
-  const agent = new Agent({ provider, model: 'bench', tools: [noop], limits: { maxTurns: turns } });
+}
+
+/** Consumes a run's events, timing each turn start; returns the turn-start times. */
+async function timeEvents(events, turns) {
   const starts = [];
-  const begin = performance.now();
-  for await (const event of agent.stream('go')) {
+  for await (const event of events) {
     if (event.type === 'turn-start') starts.push(performance.now());
     if (event.type === 'run-end' && event.result.status !== 'completed')
-      throw new Error(event.result.status);
+      throw new Error(`run ended ${event.result.status}`);
   }
+  if (starts.length !== turns) throw new Error(`${starts.length} turns, expected ${turns}`);
+  return starts;
+}
+
+const SETUPS = {
+  defaults: (turns) =>
+    timeEvents(
+      new Agent({
+        provider: provider(turns),
+        model: MODEL,
+        tools: [add],
+        limits: { maxTurns: turns },
+      }).stream('go'),
+      turns,
+    ),
+  off: (turns) =>
+    timeEvents(
+      new Agent({
+        provider: provider(turns),
+        model: MODEL,
+        tools: [add],
+        limits: { maxTurns: turns },
+        compaction: false,
+        injectionDefense: false,
+      }).stream('go'),
+      turns,
+    ),
+  runLoop: (turns) =>
+    timeEvents(
+      runLoop({
+        provider: provider(turns),
+        model: MODEL,
+        history: [{ id: 'prompt', role: 'user', content: [{ type: 'text', text: 'go' }] }],
+        tools: new ToolExecutor({ tools: [add] }),
+        limits: { maxTurns: turns },
+      }),
+      turns,
+    ),
+  floor: floor,
+};
+
+/** The hand-written loop: the same provider and tool, a plain array history, nothing else. */
+async function floor(turns) {
+  const model = provider(turns);
+  const tools = [
+    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
+  ];
+  const history = [{ id: 'prompt', role: 'user', content: [{ type: 'text', text: 'go' }] }];
+  const signal = new AbortController().signal;
+  const starts = [];
+  for (let turn = 1; ; turn++) {
+    starts.push(performance.now());
+    let end;
+    for await (const event of model.stream({ model: MODEL, messages: history, tools }, { signal }))
+      if (event.type === 'message-end') end = event;
+    history.push(end.message);
+    const content = [];
+    for (const block of end.message.content) {
+      if (block.type !== 'tool_use') continue;
+      const text = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
+      content.push({
+        type: 'tool_result',
+        toolUseId: block.id,
+        content: [{ type: 'text', text }],
+        isError: false,
+      });
+    }
+    if (content.length === 0) break;
+    history.push({ id: `r${turn}`, role: 'user', content });
+  }
+  if (starts.length !== turns) throw new Error(`floor: ${starts.length} turns`);
+  return starts;
+}
+
+/** Per-turn µs of a whole run, and the last/first decile ratio of its per-turn cost. */
+async function measure(setup, turns) {
+  const begin = performance.now();
+  const starts = await SETUPS[setup](turns);
   const total = performance.now() - begin;
-  starts.push(performance.now());
-  const quarter = Math.floor(turns / 4);
-  const second = (starts[2 * quarter] - starts[quarter]) / quarter;
-  const last = (starts[turns] - starts[turns - quarter]) / quarter;
-  return { perTurnUs: (total / turns) * 1000, firstUs: second * 1000, lastUs: last * 1000 };
+  starts.push(begin + total);
+  const decile = Math.floor(turns / 10);
+  const first = starts[decile] - starts[0];
+  const last = starts[turns] - starts[turns - decile];
+  return { perTurnUs: (total / turns) * 1000, deciles: last / first };
 }
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 };
+const fmt = (value, digits = 1) => value.toFixed(digits).padStart(8);
 
-for (let index = 0; index < 3; index++) await runOnce(1000); // warm-up
-const results = { 200: [], 1000: [] };
-for (let index = 0; index < REPEATS; index++) {
-  for (const turns of [200, 1000]) {
-    globalThis.gc?.();
-    results[turns].push(await runOnce(turns));
+/** In a child process: peak RSS over the baseline (modules loaded, after a GC) of one run. */
+async function rssChild(setup) {
+  globalThis.gc?.();
+  const baseline = process.resourceUsage().maxRSS;
+  await SETUPS[setup](N);
+  process.stdout.write(String((process.resourceUsage().maxRSS - baseline) / 1024));
+}
+
+async function main() {
+  const names = Object.keys(SETUPS);
+  for (let index = 0; index < 2; index++) for (const name of names) await measure(name, N);
+  const runs = Object.fromEntries(names.map((name) => [name, []]));
+  for (let index = 0; index < REPEATS; index++) {
+    for (const name of names) {
+      globalThis.gc?.();
+      runs[name].push(await measure(name, N));
+    }
   }
+  const floorUs = median(runs.floor.map((run) => run.perTurnUs));
+  console.log(`loop overhead, N=${N}, median of ${REPEATS} (model ${MODEL}):`);
+  console.log('  setup        µs/turn  ×floor  last/first decile');
+  for (const name of names) {
+    const perTurn = median(runs[name].map((run) => run.perTurnUs));
+    const deciles = median(runs[name].map((run) => run.deciles));
+    console.log(
+      `  ${name.padEnd(9)}${fmt(perTurn)} ${fmt(perTurn / floorUs, 1)}  ${fmt(deciles, 2)}`,
+    );
+  }
+  if (process.env.BENCH_LONG !== '0') {
+    console.log(`flatness, one run of N=${LONG}:`);
+    const long = process.env.BENCH_LONG_SETUPS?.split(',') ?? names;
+    for (const name of long) {
+      globalThis.gc?.();
+      const run = await measure(name, LONG);
+      console.log(
+        `  ${name.padEnd(9)}${fmt(run.perTurnUs)} µs/turn, last/first decile ${run.deciles.toFixed(2)}`,
+      );
+    }
+  }
+  console.log(`peak RSS over baseline, N=${N}, median of ${RSS_REPEATS} processes:`);
+  const self = fileURLToPath(import.meta.url);
+  for (const name of names) {
+    const mb = [];
+    for (let index = 0; index < RSS_REPEATS; index++) {
+      const out = execFileSync(process.execPath, ['--expose-gc', self, '--rss', name]);
+      mb.push(Number(out.toString()));
+    }
+    console.log(`  ${name.padEnd(9)}${fmt(median(mb))} MB`);
+  }
+  console.log(`load average: ${(await import('node:os')).loadavg().map((v) => v.toFixed(2))}`);
 }
-for (const turns of [200, 1000]) {
-  const runs = results[turns];
-  const perTurn = median(runs.map((run) => run.perTurnUs));
-  const first = median(runs.map((run) => run.firstUs));
-  const last = median(runs.map((run) => run.lastUs));
-  console.log(
-    `${String(turns).padStart(5)} turns: ${perTurn.toFixed(1)} µs/turn (median of ${REPEATS}); ` +
-      `second quarter ${first.toFixed(1)} µs/turn, last quarter ${last.toFixed(1)} µs/turn, ratio ${(last / first).toFixed(2)}`,
-  );
-}
+
+if (process.argv[2] === '--rss') await rssChild(process.argv[3]);
+else await main();
