@@ -90,18 +90,20 @@ export class CliSession {
       return 0;
     }
     if (trimmed === '/reset') {
+      const before = this.#agent.session?.branch;
       try {
         await this.#agent.reset();
       } catch (error) {
         this.#output.err.write(`${commandError(trimmed, error)}\n`);
         return 1;
       }
-      // With a session the conversation goes on from empty on a new branch; the old one is kept.
+      // With a session the conversation goes on from empty on a new branch; the old one is kept
+      // (an empty conversation, or one not stored yet, needs no new branch).
       const branch = this.#agent.session?.branch;
       this.#output.err.write(
-        branch === undefined
+        branch === undefined || branch === before
           ? '(conversation cleared)\n'
-          : `(conversation cleared: now on new branch ${branch}; the previous one is kept)\n`,
+          : `(conversation cleared: now on new branch ${branch}; ${before} is kept)\n`,
       );
       return 0;
     }

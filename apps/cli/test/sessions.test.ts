@@ -45,6 +45,40 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(roles.map((line) => line.split(' ')[0])).toEqual(['user', 'assistant']);
   });
 
+  it('keeps the prompt after /reset: the conversation goes on from empty on a new branch', async () => {
+    const db = database();
+    const run = await runCli(['--fake', '--db', db], 'What is 1+2?\n/reset\nWhat is 2+2?\n');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('now on new branch reset-1; main is kept');
+    const id = await onlySessionId(db);
+    const resumed = await runCli(['--fake', '--db', db, '--session', id], '/history\n/branches\n');
+    const lines = resumed.stdout.split('\n');
+    const history = lines.filter((line) => /^(user|assistant) /.test(line));
+    expect(history[0]).toMatch(/^user +What is 2\+2\?$/);
+    expect(history.at(-1)).toMatch(/^assistant +The answer is 4\.$/);
+    expect(lines.some((line) => /^ +main +3 turns/.test(line))).toBe(true);
+  });
+
+  it('does not answer again, on resume, a prompt cancelled with Ctrl-C', async () => {
+    const db = database();
+    const { child, output, done } = startCli(['--fake', '--db', db, '--fake-delay-ms', '3000']);
+    child.stdin.write('A question the user gives up on\n');
+    await waitFor(() => output.stderr.includes('(session'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    child.stdin.end();
+    await done;
+    const id = await onlySessionId(db);
+    const resumed = await runCli(['--fake', '--db', db, '--session', id], '/history\n');
+    const history = resumed.stdout.split('\n').filter((line) => /^(user|assistant) /.test(line));
+    expect(history).toEqual([
+      expect.stringMatching(/^user +A question the user gives up on$/),
+      expect.stringMatching(
+        /^assistant +\(The user cancelled this request before it was answered\.\)$/,
+      ),
+    ]);
+  });
+
   it('rewinds to an earlier turn on a new branch and leaves main as it was', async () => {
     const db = database();
     await runCli(['--fake', '--db', db, 'hello']);

@@ -9,6 +9,7 @@ import { assertMessages } from './message-shape.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from './messages.js';
 import { defaultPricing, type PricingTable } from './pricing.js';
 import type { Provider } from './provider.js';
+import type { RunStatus } from './run-result.js';
 import type { ToolExecutor } from './tool.js';
 import type { Span, Tracer } from './tracer.js';
 import type { Usage } from './usage.js';
@@ -79,10 +80,10 @@ export interface LoopOptions {
   /** Run id (default: a new one). */
   readonly runId?: string;
   /**
-   * Called once with the run's final, valid history however the run ends — including when the
-   * consumer stops iterating early, when no `run-end` is ever yielded.
+   * Called once with the run's final, valid history and how the run ended, however it ends —
+   * including when the consumer stops iterating early (`cancelled`), when no `run-end` is yielded.
    */
-  readonly onSettled?: (history: readonly Message[]) => void;
+  readonly onSettled?: (history: readonly Message[], status: RunStatus) => void;
   /** Persistence hooks (journal and commit). */
   readonly hooks?: LoopHooks;
   /** Keeps the history inside the model's context window (default: no compaction). */

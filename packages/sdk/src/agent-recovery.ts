@@ -1,5 +1,6 @@
 import {
   type AgentEvent,
+  assertMessages,
   ConfigError,
   type Message,
   newMessageId,
@@ -105,5 +106,13 @@ export function toPromptMessage(prompt: string | Message): Message {
   }
   if (prompt.content.length === 0)
     throw new ConfigError('prompt.content', 'expected at least one block');
+  try {
+    assertMessages([prompt], 'prompt');
+  } catch (error) {
+    // Named as the caller wrote it: `prompt.content[0].text`, not `prompt[0].content[0].text`.
+    if (!ConfigError.isInstance(error) || !error.field.startsWith('prompt[0]')) throw error;
+    const field = `prompt${error.field.slice('prompt[0]'.length)}`;
+    throw new ConfigError(field, error.message.slice(error.field.length + 2), { cause: error });
+  }
   return prompt;
 }

@@ -8,6 +8,7 @@ import {
   type Message,
   messageText,
   type RunResult,
+  type RunStatus,
   runLoop,
   type ToolExecutor as ToolExecutorPort,
   validateLimits,
@@ -51,6 +52,10 @@ export class Agent {
   #running = false;
   /** A reset whose store part (a new empty branch) is still under way; runs wait for it. */
   #resetting: Promise<unknown> | undefined;
+  /** A reset asked for whose new branch the store does not have yet (its store part failed). */
+  #resetOwed = false;
+  /** How the last loop ended, as it reported when it settled. */
+  #settledStatus: RunStatus | undefined;
 
   constructor(options: AgentOptions) {
     checkAgentOptions(options);
@@ -82,43 +87,49 @@ export class Agent {
    * Forgets the conversation. With a session, the conversation goes on from empty on a new branch
    * (`reset-1`, `reset-2`, …) that becomes the session's current branch: the old branch stays as
    * it was, so the reset is recorded and nothing stored is lost. The history is empty at once;
-   * the returned promise settles when the store has the new branch, and a run started before
-   * that waits for it (a run after a reset whose store part failed ends with that error).
+   * the returned promise settles when the store has the new branch. A reset whose store part
+   * failed stays owed: the next reset, run, load or branch operation tries it again first (and
+   * fails with the store's error if it fails again), so a prompt never lands on the old branch.
    */
   reset(): Promise<void> {
     this.#assertIdle();
     this.#history = [];
     const session = this.#session;
     if (!session) return Promise.resolve();
+    this.#resetOwed = true;
     const previous = this.#resetting ?? Promise.resolve();
-    const done = previous.then(() => this.#resetSession(session));
+    const done = previous.catch(() => {}).then(() => this.#payReset(session));
     this.#resetting = done;
-    // Awaited or not: an unawaited reset must not crash the process; the next run reports it.
+    // Awaited or not: an unawaited reset must not crash the process; it stays owed until done.
     done.catch(() => {});
     return done;
   }
 
-  async #resetSession(session: SessionBinding): Promise<void> {
-    if (!this.#loaded) {
-      await session.load();
-      this.#loaded = true;
+  /** Starts the owed reset's empty branch; on failure the reset stays owed and the view empty. */
+  async #payReset(session: SessionBinding): Promise<void> {
+    if (!this.#resetOwed) return;
+    try {
+      if (!this.#loaded) {
+        // Loaded through the defence, so the boundary it records is the session's.
+        this.#follow(session, await session.load());
+        this.#loaded = true;
+      }
+      if (session.exists && session.head !== null) this.#follow(session, await session.startOver());
+      this.#resetOwed = false;
+    } finally {
+      this.#history = [];
+      this.#restoreMeter();
     }
-    if (session.exists && session.head !== null) {
-      this.#follow(session, await session.startOver());
-    }
-    this.#history = [];
-    this.#restoreMeter();
   }
 
-  /** Waits for a reset under way; a failed one is reported once, by the run that waits for it. */
+  /** Waits for a reset under way, then does a reset still owed (its error is the caller's). */
   async #settleReset(): Promise<void> {
     const resetting = this.#resetting;
-    if (!resetting) return;
-    try {
-      await resetting;
-    } finally {
+    if (resetting) {
+      await resetting.catch(() => {});
       if (this.#resetting === resetting) this.#resetting = undefined;
     }
+    if (this.#resetOwed && this.#session) await this.#payReset(this.#session);
   }
 
   /** Runs one prompt to the end and returns how it ended. Never throws for run failures. */
@@ -228,6 +239,8 @@ export class Agent {
   ): AsyncGenerator<AgentEvent, void, void> {
     // Every check comes before the prompt is kept or stored: a refused run leaves no trace.
     assertOptions(options, ['signal', 'limits'], 'options');
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+      throw new ConfigError('options.signal', 'expected an AbortSignal');
     if (options.limits !== undefined) {
       checkCostLimit(
         validateLimits(options.limits, 'options.limits'),
@@ -266,6 +279,7 @@ export class Agent {
         return;
       }
       this.#loopStarted = true;
+      this.#settledStatus = undefined;
       const loop = runLoop({
         provider: this.#options.provider,
         model: this.#options.model,
@@ -282,8 +296,9 @@ export class Agent {
         hooks: session?.hooks(),
         compaction: this.#compaction,
         // However the run ends (even if the caller stops iterating), keep its valid history.
-        onSettled: (history) => {
+        onSettled: (history, status) => {
           this.#history = [...history];
+          this.#settledStatus = status;
         },
       });
       for await (const event of loop) {
@@ -309,12 +324,14 @@ export class Agent {
     } finally {
       if (!settled) {
         // A consumer that stopped iterating early cancelled the run: record the cancel.
-        const abandoned = this.#loopStarted && !failed;
+        const abandoned = this.#loopStarted && !failed && this.#settledStatus === 'cancelled';
         if (abandoned) this.#history = withCancelMark(this.#history).history;
         // Either way, leave a committed, valid history behind.
         await session
           ?.commitThrough(this.#history, abandoned ? { extra: { status: 'cancelled' } } : {})
-          .catch(() => {});
+          .catch(() => {
+            this.#loaded = false; // the store is the source of truth: reload before the next run
+          });
       }
       this.#loopStarted = false;
       this.#running = false;
@@ -344,7 +361,8 @@ export class Agent {
     } catch (error) {
       return { error };
     }
-    if (message && this.#history.some((known) => known.id === message.id)) {
+    // Also the messages compaction folded from the view: the store still holds them.
+    if (message && (session?.holds(message.id) || this.#history.some((m) => m.id === message.id))) {
       throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
     }
     if (!session) return true;

@@ -88,6 +88,8 @@ export class SessionBinding {
    */
   #known = new Set<string>();
   #exists = false;
+  /** Whether a branch was adopted (loaded or moved to): reloads go back to it. */
+  #adopted = false;
   /** Compactions made since the last commit; stored with the next checkpoint. */
   #pendingPatches: CompactionPatch[] = [];
   #context: { states: ContextMeterState[]; messages: readonly Message[] } = {
@@ -143,7 +145,9 @@ export class SessionBinding {
         messages: [],
         checkpoints: [],
       });
-    return this.adopt(await store.load(id, this.#session.branch ?? info.branch));
+    // Once the binding moved (a reset, rewind, fork or switch), it reloads where it moved to.
+    const branch = this.#adopted ? this.#branch : (this.#session.branch ?? info.branch);
+    return this.adopt(await store.load(id, branch));
   }
 
   /** Creates the session on first use, titled by `title` unless the options gave one. */
@@ -176,6 +180,7 @@ export class SessionBinding {
    * works with it: the stored messages with the branch's compactions applied in order.
    */
   adopt(state: SessionState): Message[] {
+    this.#adopted = true;
     this.#branch = state.branch;
     this.#head = state.head;
     this.#pendingPatches = [];
@@ -231,6 +236,11 @@ export class SessionBinding {
   async pendingTurn(): Promise<PendingTurn | undefined> {
     const pending = await this.#session.store.pendingTurn(this.#session.id, this.#branch);
     return pending && pending.baseHead === this.#head ? pending : undefined;
+  }
+
+  /** Whether the store holds a message with this id on the branch (even one compaction folded). */
+  holds(id: string): boolean {
+    return this.#known.has(id);
   }
 
   /** The head of the branch as this binding last saw it (null: an empty branch). */
