@@ -37,7 +37,7 @@ export function commandArbitraries(has: {
         .tuple(pick, pick, pick, turnSpecArb)
         .map(([s, b, p, spec]) => new CommitStaleCommand(s, b, p, spec)),
     ],
-    [1, fc.tuple(pick, pick).map(([s, b]) => new CommitRetryCommand(s, b))],
+    [2, fc.tuple(pick, pick, pick).map(([s, b, from]) => new CommitRetryCommand(s, b, from))],
     [1, pick.map((s) => new ReadCommand(s))],
     [
       2,

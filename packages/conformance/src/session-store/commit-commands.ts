@@ -139,41 +139,47 @@ export class CommitStaleCommand extends StoreCommand {
 }
 
 /**
- * Repeats the branch's last commit (a retry after an unknown outcome): the same checkpoint while
- * it is still the head, `SessionConflictError` once the head moved on.
+ * Repeats the last commit of a branch (`from`) on a branch (a retry after an unknown outcome, or
+ * the same turn replayed elsewhere): the same checkpoint while it is the head; on its parent,
+ * it lands as that very checkpoint (ids derive from content); anywhere else `SessionConflictError`.
  */
 export class CommitRetryCommand extends StoreCommand {
   readonly kind = 'commitRetry';
   readonly session: number;
   readonly branch: number;
-  constructor(session: number, branch: number) {
+  readonly from: number;
+  constructor(session: number, branch: number, from: number) {
     super();
     this.session = session;
     this.branch = branch;
+    this.from = from;
   }
 
   protected async apply(model: StoreModel, real: StoreHarness): Promise<Touched[]> {
     const t = target(model, this.session, this.branch);
-    const last = t?.session.branch(t.branch).lastCommit;
+    const source = t && target(model, this.session, this.from);
+    const last = source?.session.branch(source.branch).lastCommit;
     if (!t || !last) return [];
     const head = t.session.branch(t.branch).head;
     const call = real.store.commit(t.session.id, last.turn, {
       expectedHead: last.expectedHead,
       branch: t.branch,
     });
-    const what = `retried commit(${t.session.id}/${t.branch}) of ${short(last.id)}`;
-    if (head === last.id) {
+    const what = `commit(${t.session.id}/${t.branch}) of the turn of ${short(last.id)} again`;
+    if (head === last.id || head === last.expectedHead) {
       const checkpoint = await expectSuccess(call, what);
       same(checkpoint.id, last.id, `${what}: returned checkpoint`);
-      this.done = 'same checkpoint';
+      if (head === last.expectedHead)
+        recordCommit(t.session, t.branch, last.turn, checkpoint, head);
+      this.done = head === last.id ? 'same checkpoint' : `landed as ${short(last.id)}`;
     } else {
-      await expectRejection(call, 'conflict', `${what} after the head moved to ${short(head)}`);
+      await expectRejection(call, 'conflict', `${what} while the head is ${short(head)}`);
       this.done = 'conflict';
     }
     return [{ session: t.session, branch: t.branch }];
   }
 
   protected describe(): string {
-    return `commitRetry(session ${this.session}, branch ${this.branch})`;
+    return `commitRetry(session ${this.session}, branch ${this.branch}, from ${this.from})`;
   }
 }
