@@ -14,12 +14,19 @@ export class RunSignal {
   readonly #caller: AbortSignal | undefined;
   readonly #onCallerAbort = (): void => this.abort('cancelled');
   readonly #aborted: Promise<typeof ABORTED>;
+  /** The races still waiting, told when the run aborts (see `race`). */
+  readonly #waiting = new Set<() => void>();
   #reason: 'cancelled' | 'timeout' | undefined;
 
   constructor(caller: AbortSignal | undefined, timeoutMs: number | undefined, clock: Clock) {
     this.#caller = caller;
     this.#aborted = new Promise((resolve) => {
       this.#controller.signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+    });
+    // One reaction for every race, settled as each race's own reaction on #aborted would be.
+    void this.#aborted.then(() => {
+      for (const settle of this.#waiting) settle();
+      this.#waiting.clear();
     });
     caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     if (caller?.aborted) this.abort('cancelled');
@@ -53,9 +60,27 @@ export class RunSignal {
     this.#controller.abort(reason);
   }
 
-  /** Resolves with `promise`'s value, or with `ABORTED` as soon as the run is aborted. */
+  /**
+   * Resolves with `promise`'s value, or with `ABORTED` as soon as the run is aborted. Not
+   * `Promise.race` against the run-long abort promise: every such race left a reaction on it,
+   * holding the race and its value until the run ended, so a long run grew with every event.
+   */
   race<T>(promise: Promise<T>): Promise<T | typeof ABORTED> {
-    return Promise.race([promise, this.#aborted]);
+    if (this.aborted) return Promise.race([promise, this.#aborted]);
+    return new Promise<T | typeof ABORTED>((resolve, reject) => {
+      const settle = (): void => resolve(ABORTED);
+      this.#waiting.add(settle);
+      promise.then(
+        (value) => {
+          this.#waiting.delete(settle);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#waiting.delete(settle);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Stops the timer and releases whatever is still in flight (a hung tool, a stream). */
