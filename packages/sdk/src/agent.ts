@@ -10,6 +10,7 @@ import {
   type RunResult,
   type RunStatus,
   runLoop,
+  type SessionState,
   type ToolExecutor as ToolExecutorPort,
   validateLimits,
 } from '@mh/core';
@@ -192,37 +193,35 @@ export class Agent {
    * Starts `newBranch` at an earlier checkpoint (null: an empty conversation) and continues there;
    * the old branch stays as it was.
    */
-  async rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]> {
-    const session = this.#requireSession('rewind');
-    await this.#settleReset();
-    await this.load();
-    const state = await session.store.rewind(session.id, checkpointId, newBranch);
-    this.#history = this.#follow(session, session.adopt(state));
-    this.#restoreMeter();
-    return this.history;
+  rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]> {
+    return this.#moveTo('rewind', (session) =>
+      session.store.rewind(session.id, checkpointId, newBranch),
+    );
   }
 
   /** Starts `newBranch` at the current head and continues there. */
-  async fork(newBranch: string): Promise<readonly Message[]> {
-    const session = this.#requireSession('fork');
-    await this.#settleReset();
-    await this.load();
-    const state = await session.store.fork(session.id, newBranch, session.branch);
-    this.#history = this.#follow(session, session.adopt(state));
-    this.#restoreMeter();
-    return this.history;
+  fork(newBranch: string): Promise<readonly Message[]> {
+    return this.#moveTo('fork', (session) =>
+      session.store.fork(session.id, newBranch, session.branch),
+    );
   }
 
   /** Continues on another existing branch. */
-  async switchBranch(branch: string): Promise<readonly Message[]> {
-    const session = this.#requireSession('switchBranch');
-    await this.#settleReset();
-    this.#history = this.#follow(
-      session,
-      session.adopt(await session.store.switchBranch(session.id, branch)),
+  switchBranch(branch: string): Promise<readonly Message[]> {
+    return this.#moveTo('switchBranch', (session) =>
+      session.store.switchBranch(session.id, branch),
     );
+  }
+
+  /** Moves the session to the branch `move` makes current, once a reset owed is done. */
+  async #moveTo(
+    method: string,
+    move: (session: SessionBinding) => Promise<SessionState>,
+  ): Promise<readonly Message[]> {
+    const session = this.#requireSession(method);
+    await this.load();
+    this.#history = this.#follow(session, session.adopt(await move(session)));
     this.#restoreMeter();
-    this.#loaded = true;
     return this.history;
   }
 

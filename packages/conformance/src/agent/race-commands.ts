@@ -1,0 +1,151 @@
+import { SessionConflictError } from '@mh/core';
+import type { AgentModel } from './agent-model.js';
+import { expectThat, promptsOf } from './agent-model.js';
+import type { AgentWorld, ConformanceAgent } from './agent-world.js';
+import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
+
+/**
+ * A second agent on the same session runs a prompt at the same time as the first. Each run
+ * completes or ends with a typed `SessionConflictError`; a completed prompt is stored once with
+ * its answer, a refused one at most once.
+ */
+export class RaceCommand implements AgentCommand {
+  readonly planA: Plan;
+  readonly planB: Plan;
+  constructor(planA: Plan, planB: Plan) {
+    this.planA = planA;
+    this.planB = planB;
+  }
+  check = (): boolean => true;
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const [a, b] = [model.label(), model.label()];
+    world.model.plan(a, this.planA);
+    world.model.plan(b, this.planB);
+    const rival: ConformanceAgent = world.create();
+    const results = await Promise.all([world.agent.run(`${a} please`), rival.run(`${b} please`)]);
+    model.exists = true;
+    for (const result of results) {
+      expectThat(
+        result.status === 'completed' ||
+          (result.status === 'error' && SessionConflictError.isInstance(result.error)),
+        () => `a racing run ended ${describe(result)}`,
+      );
+    }
+    const state = await world.store.load(world.sessionId, model.current);
+    const stored = promptsOf(state.messages);
+    const before = model.prompts.map((record) => record.label);
+    expectThat(
+      before.every((label, i) => stored[i]?.label === label),
+      () => `the race changed earlier prompts: ${JSON.stringify(stored)}`,
+    );
+    const added = stored.slice(before.length);
+    expectThat(
+      added.every((record) => record.label === a || record.label === b),
+      () => `the race stored ${JSON.stringify(added)}`,
+    );
+    [a, b].forEach((label, i) => {
+      if (results[i]?.status !== 'completed') return;
+      expectThat(
+        added.some((record) => record.label === label && record.answered),
+        () =>
+          `${label} completed but is not stored with its answer: stored ${JSON.stringify(
+            state.messages.map((m) => `${m.role}:${JSON.stringify(m.content).slice(0, 80)}`),
+          )} results ${JSON.stringify(results.map((r) => [r.status, r.error?.message, r.text, r.compactions.length]))}`,
+      );
+    });
+    model.prompts.push(...added);
+  }
+  toString = (): string => `race(${showPlan(this.planA)} | ${showPlan(this.planB)})`;
+}
+
+/**
+ * Runs a prompt in a child process that is SIGKILLed right after its `writes`-th store write,
+ * then opens the session in a new agent, as the next process would, and resumes. A prompt the
+ * child stored is then answered exactly once; the crash never makes a non-idempotent call run
+ * twice (the side file), and everything committed before it is intact.
+ */
+export class CrashCommand implements AgentCommand {
+  readonly plan: Plan;
+  readonly writes: number;
+  constructor(plan: Plan, writes: number) {
+    this.plan = plan;
+    this.writes = writes;
+  }
+  check = (): boolean => true;
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    if (!world.crash) return;
+    const label = model.label();
+    world.model.plan(label, this.plan);
+    await world.crash({
+      sessionId: world.sessionId,
+      prompt: `${label} please`,
+      label,
+      plan: this.plan,
+      callPrefix: `${world.sessionId}-crash${world.crashes++}`,
+      sideFile: world.sideFile,
+      writes: this.writes,
+      ...(world.contextWindow === undefined ? {} : { contextWindow: world.contextWindow }),
+    });
+    model.exists = (await world.store.getSession(world.sessionId)) !== undefined;
+    world.agent = world.create();
+    const resumed = await world.agent.resume();
+    expectThat(
+      resumed === undefined || resumed.status === 'completed',
+      () => `resume() after a crash in ${label} ended ${describe(resumed)}`,
+    );
+    if (!model.exists) return;
+    const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
+    const before = model.prompts.map((record) => record.label);
+    expectThat(
+      before.every((known, i) => stored[i]?.label === known) &&
+        stored.slice(before.length).every((record) => record.label === label && record.answered),
+      () => `after the crash in ${label} and resume(), the branch stores ${JSON.stringify(stored)}`,
+    );
+    model.prompts.push(...stored.slice(before.length));
+  }
+  toString = (): string => `crash(${showPlan(this.plan)} after ${this.writes} writes)`;
+}
+
+/**
+ * While the first agent's tools run (a slow call, then the plan's calls), a second agent on the
+ * session calls `resume()`, as a second process opening it would, and finds the turn in flight.
+ * Whichever finishes the turn, no non-idempotent call runs twice and every refusal is typed.
+ */
+export class RaceResumeCommand implements AgentCommand {
+  readonly plan: Plan;
+  constructor(plan: Plan) {
+    this.plan = plan;
+  }
+  check = (): boolean => true;
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const label = model.label();
+    const [first = [], ...rest] = this.plan;
+    const plan: Plan = [[{ tool: 'read_note', slow: true }, ...first], ...rest];
+    world.model.plan(label, plan);
+    const slow = world.tools.nextSlow();
+    const running = world.agent.run(`${label} please`);
+    const rival = world.create();
+    const resumed = await Promise.race([
+      slow.then(() => rival.resume()),
+      running.then(() => undefined),
+    ]);
+    const results = [await running, ...(resumed ? [resumed] : [])];
+    model.exists = true;
+    for (const result of results) {
+      expectThat(
+        result.status === 'completed' ||
+          (result.status === 'error' && SessionConflictError.isInstance(result.error)),
+        () => `a run racing resume() ended ${describe(result)}`,
+      );
+    }
+    const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
+    const before = model.prompts.map((record) => record.label);
+    expectThat(
+      before.every((known, i) => stored[i]?.label === known) &&
+        stored.slice(before.length).every((record) => record.label === label),
+      () => `after racing resume() on ${label} the branch stores ${JSON.stringify(stored)}`,
+    );
+    model.prompts.push(...stored.slice(before.length));
+  }
+  toString = (): string => `race-resume(${showPlan(this.plan)})`;
+}
