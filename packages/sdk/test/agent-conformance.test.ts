@@ -16,6 +16,7 @@ import { openPostgresStore } from '@mh/session-sqlite/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
 import { buildWorkerPackages } from './agent-worker-process.js';
+import { vendorSerializers } from './vendor-serializers.js';
 
 /**
  * `@mh/conformance`'s Agent suite against the real stores: generated sequences of prompts with
@@ -60,6 +61,7 @@ describe('the Agent conformance suite on SQLite', () => {
       const result = await runAgentConformance({
         store,
         createAgent,
+        serializers: vendorSerializers(),
         numRuns: runs(300),
         timeLimitMs: 60_000,
         ...seed,

@@ -120,7 +120,7 @@ export async function checkAgentInvariants(
   checkTurns(real.agentHistory, "the agent's history");
   for (const serializer of real.serializers) {
     try {
-      serializer.build(real.agentHistory);
+      await serializer.build(real.agentHistory);
     } catch (error) {
       throw new ConformanceViolation(
         `the ${serializer.name} request cannot be built from the agent's history: ${String(error)}`,
@@ -155,6 +155,6 @@ export async function checkAgentInvariants(
 export interface Serializer {
   /** The vendor or API, for messages. */
   readonly name: string;
-  /** Builds (and may validate) the request body; throws when the history cannot be sent. */
+  /** Builds (and may validate) the request body; throws (or rejects) when it cannot be sent. */
   build(history: readonly Message[]): unknown;
 }
