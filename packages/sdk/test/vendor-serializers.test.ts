@@ -11,7 +11,14 @@ const call: Message = {
 const answer: Message = {
   id: 'u2',
   role: 'user',
-  content: [{ type: 'tool_result', toolUseId: 'c1', content: [{ type: 'text', text: 'ok' }] }],
+  content: [
+    {
+      type: 'tool_result',
+      toolUseId: 'c1',
+      content: [{ type: 'text', text: 'ok' }],
+      isError: false,
+    },
+  ],
 };
 
 describe('the conformance suite vendor serializers', () => {
