@@ -13,7 +13,7 @@ describePostgres('the SessionStore conformance suite on PostgreSQL', (postgres) 
         schema: 'conformance',
         poolSize: 2,
       });
-    const runs = conformanceRuns({ numRuns: 2000, maxCommands: 4, timeLimitMs: 55_000 });
+    const runs = conformanceRuns({ numRuns: 2000, maxCommands: 4, timeLimitMs: 150_000 });
     const report = await runSessionStoreConformance({
       open,
       reopen: open,
@@ -27,5 +27,5 @@ describePostgres('the SessionStore conformance suite on PostgreSQL', (postgres) 
     expect(report.runs).toBeGreaterThanOrEqual(
       report.interrupted ? Math.min(500, runs.numRuns) : runs.numRuns,
     );
-  }, 120_000);
+  }, 240_000);
 });

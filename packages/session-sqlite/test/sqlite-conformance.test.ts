@@ -18,7 +18,7 @@ afterAll(async () => {
 describe('the SessionStore conformance suite on SQLite', () => {
   it('holds the contract over generated sequences, reopen included', async () => {
     const path = join(folder.dir, 'conformance.db');
-    const runs = conformanceRuns({ numRuns: 2000, maxCommands: 10, timeLimitMs: 55_000 });
+    const runs = conformanceRuns({ numRuns: 2000, maxCommands: 10, timeLimitMs: 150_000 });
     const report = await runSessionStoreConformance({
       open: () => openSqliteStore(path),
       reopen: () => openSqliteStore(path),
@@ -30,7 +30,7 @@ describe('the SessionStore conformance suite on SQLite', () => {
     expect(report.runs).toBeGreaterThanOrEqual(
       report.interrupted ? Math.min(500, runs.numRuns) : runs.numRuns,
     );
-  }, 120_000);
+  }, 240_000);
 
   it('holds it across writes killed at their k-th statement in another process', async () => {
     // The crash children run plain Node on the built package.
