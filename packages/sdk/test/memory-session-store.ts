@@ -162,8 +162,17 @@ export class MemorySessionStore implements SessionStore {
     baseHead: string | null,
     assistant: Message,
   ): Promise<void> {
+    // Compare-and-set on the head, as the port requires of every head-dependent write.
+    const session = this.#session(id);
+    const head = session.branches.get(branch)?.head ?? null;
+    if (head !== baseHead) throw new SessionConflictError(id, baseHead, head);
+    const existing = session.pending.get(branch);
+    if (existing && existing.baseHead === head) {
+      if (existing.assistant.id === assistant.id) return;
+      throw new SessionConflictError(id, head, head, 'another writer journaled a turn here');
+    }
     const calls = new Map(toolUsesOf(assistant).map((call) => [call.id, { started: false }]));
-    this.#session(id).pending.set(branch, {
+    session.pending.set(branch, {
       baseHead,
       assistant: JSON.parse(JSON.stringify(assistant)) as Message,
       calls,
@@ -187,7 +196,12 @@ export class MemorySessionStore implements SessionStore {
     result: ToolResultBlock,
   ): Promise<void> {
     const entry = this.#session(id).pending.get(branch)?.calls.get(callId);
-    if (entry) entry.result = result;
+    if (!entry) {
+      const head = this.#session(id).branches.get(branch)?.head ?? null;
+      throw new SessionConflictError(id, head, head, `call ${callId} is not in the pending turn`);
+    }
+    entry.started = true;
+    entry.result = result;
   }
 
   async pendingTurn(id: string, branch: string): Promise<PendingTurn | undefined> {
