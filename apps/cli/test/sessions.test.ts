@@ -74,7 +74,7 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(history).toEqual([
       expect.stringMatching(/^user +A question the user gives up on$/),
       expect.stringMatching(
-        /^assistant +\(The user cancelled this request before it was answered\.\)$/,
+        /^assistant +\(This request was cancelled before it was answered\.\)$/,
       ),
     ]);
   });

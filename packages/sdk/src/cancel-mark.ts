@@ -1,7 +1,7 @@
 import { type Message, newMessageId, type RunResult } from '@mh/core';
 
 /** What a cancelled run's mark says, to the model on the next run and to a reader of the session. */
-export const CANCEL_MARK_TEXT = '(The user cancelled this request before it was answered.)';
+export const CANCEL_MARK_TEXT = '(This request was cancelled before it was answered.)';
 
 /**
  * The assistant message that ends a run the user cancelled while it awaited an answer. It keeps

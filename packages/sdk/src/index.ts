@@ -60,6 +60,7 @@ export {
 } from '@mh/tools';
 export { Agent } from './agent.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
+export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';
 export type { InjectionDefenseOptions } from './injection-defense.js';
 export {
   type AgentSession,
