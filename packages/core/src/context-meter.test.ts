@@ -21,16 +21,14 @@ const TOOLS: (() => ToolSpec[])[] = [
 const text = fc.string({ maxLength: 40, unit: 'binary' });
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
   text.map((value): ContentBlock => ({ type: 'text', text: value })),
-  fc
-    .record({ id: fc.string({ minLength: 1, maxLength: 4 }), n: fc.integer() })
-    .map(
-      (call): ContentBlock => ({
-        type: 'tool_use',
-        id: call.id,
-        name: 'add',
-        input: { n: call.n },
-      }),
-    ),
+  fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), n: fc.integer() }).map(
+    (call): ContentBlock => ({
+      type: 'tool_use',
+      id: call.id,
+      name: 'add',
+      input: { n: call.n },
+    }),
+  ),
   fc.record({ id: fc.string({ maxLength: 4 }), value: text }).map(
     (result): ContentBlock => ({
       type: 'tool_result',
