@@ -113,10 +113,18 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   return Number(value);
 }
 
-function nonNegativeInteger(flag: string, value: string | undefined, fallback: number): number {
+/** The longest timer Node can arm (2^31 - 1 ms); a longer one fires at once, with a warning. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A flag of milliseconds a timer waits: 0 to the longest timer Node can arm. */
+function timerMs(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value))
     throw new UsageError(`--${flag} expects an integer >= 0, got '${value}'`);
+  if (Number(value) > MAX_TIMER_MS)
+    throw new UsageError(
+      `--${flag} expects an integer from 0 to ${MAX_TIMER_MS} (ms; the longest timer Node can arm), got '${value}'`,
+    );
   return Number(value);
 }
 
@@ -222,7 +230,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     compaction: !(values['no-compaction'] ?? false),
     root: values.root ?? process.cwd(),
     grants: grants as ('write' | 'exec')[],
-    fakeDelayMs: nonNegativeInteger('fake-delay-ms', values['fake-delay-ms'], 0),
+    fakeDelayMs: timerMs('fake-delay-ms', values['fake-delay-ms'], 0),
     db: values.db,
     session: values.session,
     listSessions: values['list-sessions'] ?? false,

@@ -103,6 +103,14 @@ describe('mh command line', () => {
     ]);
   });
 
+  it('names --fake-delay-ms when its value is longer than a timer can wait', async () => {
+    const run = await runCli(['--fake', '--fake-delay-ms', '99999999999', 'hi']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      "mh: --fake-delay-ms expects an integer from 0 to 2147483647 (ms; the longest timer Node can arm), got '99999999999'",
+    ]);
+  });
+
   it('asks for a provider when none is chosen, exit code 2', async () => {
     const run = await runCli(['hello']);
     expect(run.code).toBe(2);
