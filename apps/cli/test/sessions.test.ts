@@ -73,9 +73,7 @@ describe('mh --db', { timeout: 90_000 }, () => {
     const history = resumed.stdout.split('\n').filter((line) => /^(user|assistant) /.test(line));
     expect(history).toEqual([
       expect.stringMatching(/^user +A question the user gives up on$/),
-      expect.stringMatching(
-        /^assistant +\(This request was cancelled before it was answered\.\)$/,
-      ),
+      expect.stringMatching(/^assistant +\(This request was cancelled before it was answered\.\)$/),
     ]);
   });
 
