@@ -6,6 +6,7 @@ export const DRIFT_KINDS = [
   'request-field',
   'unrecorded-request',
   'unconsumed-requests',
+  'abandoned-request',
   'tool-call',
   'tool-permission',
   'tool-decision',
@@ -15,7 +16,9 @@ export const DRIFT_KINDS = [
 /**
  * `request-field`: a field of a request differs from the recording; `unrecorded-request`: the run
  * asked for more model calls than were recorded; `unconsumed-requests`: it asked for fewer (a
- * guard, an earlier stop); `tool-call`: a tool call's name or input differs; `tool-permission`: the
+ * guard, an earlier stop); `abandoned-request`: the recorded run was cancelled or timed out
+ * during this request and the replay was not (path `outcome`), so it has no answer to serve;
+ * `tool-call`: a tool call's name or input differs; `tool-permission`: the
  * tool's declared permission differs; `tool-decision`: the current tools and permission policy
  * would decide the call otherwise than recorded (run vs denied, unknown tool, invalid arguments);
  * `unrecorded-tool-call`: a call the recording has no result for; `unconsumed-tool-calls`: recorded
@@ -35,7 +38,7 @@ export interface DriftFinding {
    */
   readonly requestIndex: number;
   /**
-   * Where: a request field path, `requests`, `toolCalls.<id>.input…`, `toolCalls.<id>.permission`,
+   * Where: a request field path, `requests`, `outcome`, `toolCalls.<id>.input…`, `toolCalls.<id>.permission`,
    * `toolCalls.<id>.status`, or `toolCalls`.
    */
   readonly path: string;

@@ -132,6 +132,22 @@ export class ReplayProvider implements Provider {
     for (const finding of findings) this.#report(finding);
     const first = findings[0];
     if (first !== undefined && context.strict) throw driftError(first);
-    yield* playEntry(entry, context, options.signal);
+    const end = yield* playEntry(entry, context, options.signal);
+    if (end === 'as-recorded') return;
+    // The recorded run was cancelled or timed out here and this one was not: there is no
+    // recorded answer to serve, in any mode.
+    const cutOff = driftFinding(
+      {
+        kind: 'abandoned-request',
+        key: this.key,
+        requestIndex: index,
+        path: 'outcome',
+        recorded: 'abandoned',
+        actual: 'not cancelled',
+      },
+      `the recording was cut off here after ${entry.durationMs} ms (its run was cancelled or timed out) and the replay was not cancelled at that point; there is no recorded answer to serve`,
+    );
+    this.#report(cutOff);
+    throw driftError(cutOff);
   }
 }
