@@ -36,7 +36,11 @@ Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, c
   --db PATH|URL           keep the conversation in this SQLite file, or in a PostgreSQL database
                           shared by many machines (postgres://user@host/db). A new session creates
                           the file; --list-sessions and --session refuse one that does not exist
-  --session ID            resume session ID (default with --db: a new session; its id is printed)
+  --session ID            resume session ID (default with --db: a new session; its id is printed).
+                          One mh at a time per session of a SQLite file: a second one exits 2
+                          while the first runs (lock file PATH.ID.lock; a crashed mh's is taken
+                          over). PostgreSQL sessions, shared across machines, take no lock: there
+                          the store's conflict errors stop a second writer
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
@@ -71,7 +75,8 @@ Tool calls are shown on stderr as they happen; the answer streams to stdout.
 REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits.
   /help  the REPL commands    /reset  forget the conversation    /history  show it    /exit  leave
 
-Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line,
+Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line (or its
+  --session is in use by another mh),
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
   but incomplete), 130 interrupted.
   Piped input runs every line, even after one fails (a refused /command prints one line), and

@@ -30,6 +30,12 @@ async function reportFailure(error: unknown): Promise<number> {
   }
   // Anything else was thrown past the parser, so the SDK is loaded already.
   const { ConfigError, McpProtocolError, SessionStoreUnavailableError } = await import('@mh/sdk');
+  const { conflictMessage } = await import('./session-conflict.js');
+  const conflict = conflictMessage(error);
+  if (conflict !== undefined) {
+    process.stderr.write(`mh: ${conflict}\n`);
+    return 1;
+  }
   if (ConfigError.isInstance(error)) {
     process.stderr.write(`mh: ${error.message}\n`);
     return 2;

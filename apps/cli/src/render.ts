@@ -1,5 +1,6 @@
 import type { AgentEvent, CompactionRecord, RunResult } from '@mh/sdk';
 import { toolResultText, unfenceUntrusted } from '@mh/sdk';
+import { conflictMessage } from './session-conflict.js';
 
 /** Where output goes; streams in production, buffers in tests. */
 export interface Output {
@@ -116,9 +117,12 @@ export class EventRenderer {
     else if (result.status === 'cancelled') this.#note(this.#dim('(cancelled)'));
     else if (result.status === 'guard')
       this.#note(this.#red(`(stopped: ${result.error?.message ?? result.guard})`));
-    else if (result.status === 'error')
-      this.#note(this.#red(`error: ${result.error?.message ?? 'unknown'}`));
-    else if (result.text === '' && result.newMessages.length <= 1)
+    else if (result.status === 'error') {
+      const conflict = conflictMessage(result.error);
+      this.#note(
+        this.#red(conflict ? `mh: ${conflict}` : `error: ${result.error?.message ?? 'unknown'}`),
+      );
+    } else if (result.text === '' && result.newMessages.length <= 1)
       this.#note(this.#dim('(the model returned an empty answer)'));
   }
 }

@@ -9,6 +9,7 @@ import {
   isPostgresUrl,
   localTools,
   type McpServers,
+  newSessionId,
   openStore,
   replGreeting,
   shownDb,
@@ -18,6 +19,7 @@ import { closeCliCassette, openCliCassette } from './record-replay.js';
 import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './render.js';
 import { CliSession } from './session.js';
 import { listSessions } from './session-commands.js';
+import { lockSession, type SessionLock } from './session-lock.js';
 
 /**
  * Runs what the parsed command line asks for, past `--help` and `--version`, and returns the exit
@@ -61,6 +63,25 @@ async function runWith(options: CliOptions, store: SessionStore | undefined): Pr
       `no session ${options.session} in ${shownDb(options.db ?? '')} (see --list-sessions; omit --session to start one)`,
     );
   }
+  // One mh per SQLite session at a time, before anything loads it (a new session's id too).
+  const sessionId = store ? (options.session ?? newSessionId()) : undefined;
+  const lock = sessionId === undefined ? undefined : lockLocalSession(options.db, sessionId);
+  try {
+    return await runSession({ ...options, session: sessionId }, store);
+  } finally {
+    lock?.release();
+  }
+}
+
+/**
+ * Locks a session of a SQLite file for this process (see `lockSession`); a PostgreSQL database is
+ * shared across machines, where a lock file cannot reach: its store's conflict errors guard it.
+ */
+function lockLocalSession(db: string | undefined, sessionId: string): SessionLock | undefined {
+  return db === undefined || isPostgresUrl(db) ? undefined : lockSession(db, sessionId);
+}
+
+async function runSession(options: CliOptions, store: SessionStore | undefined): Promise<number> {
   const model = options.model ?? DEFAULT_MODELS[options.provider ?? 'fake'];
   const cassette = await openCliCassette(options, model, (warning) =>
     process.stderr.write(`mh: warning: ${warning}\n`),

@@ -4,6 +4,7 @@ import { UsageError } from './args.js';
 import { REPL_HELP } from './help.js';
 import { EventRenderer, exitCodeOf, type Output } from './render.js';
 import { messageSummary, sessionCommand } from './session-commands.js';
+import { conflictMessage } from './session-conflict.js';
 
 /**
  * Runs prompts against one agent and owns Ctrl-C: the first interrupt cancels the running answer,
@@ -138,5 +139,7 @@ export class CliSession {
 function commandError(command: string, error: unknown): string {
   if (ConfigError.isInstance(error))
     return `${command}: ${error.message.slice(`${error.field}: `.length)}`;
+  const conflict = conflictMessage(error);
+  if (conflict !== undefined) return `${command}: ${conflict}`;
   return `${command}: ${error instanceof Error ? error.message : String(error)}`;
 }
