@@ -77,6 +77,9 @@ export async function sessionCommand(
   if (!(SESSION_COMMANDS as readonly string[]).includes(command ?? '')) return undefined;
   const session = agent.session;
   if (!store || !session) throw new UsageError('needs a session: start mh with --db PATH|URL');
+  // A new session is stored with its first turn: until then the store does not know its id.
+  if (!(await store.getSession(session.id)))
+    return beforeFirstTurn(command ?? '', session.id, write);
   switch (command) {
     case '/checkpoints': {
       const checkpoints = await store.listCheckpoints(session.id, session.branch);
@@ -135,4 +138,26 @@ export async function sessionCommand(
       return 0;
     }
   }
+}
+
+/** What the listed session commands want, for a new session none of whose turns is stored yet. */
+const NOTHING_YET: Readonly<Record<string, string>> = {
+  '/checkpoints': 'no checkpoints to list',
+  '/branches': 'no branches to list',
+  '/fork': 'nothing to fork',
+  '/rewind': 'nothing to rewind',
+  '/switch': 'no branch to switch to',
+};
+
+/**
+ * A session command in a new session before its first prompt: the listings are empty (exit 0),
+ * the moves have nothing to act on (a `UsageError`, exit 2).
+ */
+function beforeFirstTurn(command: string, sessionId: string, write: Write): number {
+  const nothing = NOTHING_YET[command] ?? 'nothing to do';
+  if (command === '/checkpoints' || command === '/branches') {
+    write(`(session ${sessionId} has no turns yet: ${nothing})\n`);
+    return 0;
+  }
+  throw new UsageError(`this session has no turns yet: ${nothing} (ask something first)`);
 }

@@ -113,6 +113,31 @@ describe('mh --db', { timeout: 90_000 }, () => {
     expect(run.code).toBe(2);
   });
 
+  it('says a new session has no turns yet, not that mh does not know the id it printed', async () => {
+    const db = database();
+    const listings = await runCli(['--fake', '--db', db], '/branches\n/checkpoints\n');
+    const id = /session (s-[\w-]+),/.exec(listings.stderr)?.[1] ?? '';
+    expect([listings.code, listings.stdout]).toEqual([
+      0,
+      `(session ${id} has no turns yet: no branches to list)\n(session ${id} has no turns yet: no checkpoints to list)\n`,
+    ]);
+    expect(listings.stderr).not.toContain('unknown session');
+    const run = await runCli(
+      ['--fake', '--db', db],
+      '/fork other\n/rewind 0\n/switch main\nWhat is 6*7?\n/branches\n',
+    );
+    const refusals = run.stderr.split('\n').filter((line) => line.startsWith('/'));
+    expect(refusals).toEqual([
+      '/fork other: this session has no turns yet: nothing to fork (ask something first)',
+      '/rewind 0: this session has no turns yet: nothing to rewind (ask something first)',
+      '/switch main: this session has no turns yet: no branch to switch to (ask something first)',
+    ]);
+    // The session goes on as usual once something was asked.
+    expect(run.stdout).toContain('The answer is 42.');
+    expect(run.stdout).toMatch(/\* main\s+3 turns/);
+    expect(run.code).toBe(2);
+  });
+
   it('lists checkpoints with the tool calls of a turn, as /history does', async () => {
     const db = database();
     const run = await runCli(['--fake', '--db', db], 'What is 6*7?\n/checkpoints\n');
