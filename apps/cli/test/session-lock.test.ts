@@ -101,6 +101,17 @@ describe('mh --db: one mh per session', { timeout: 90_000 }, () => {
     expect(existsSync(`${db}.${id}.lock`)).toBe(false);
   });
 
+  it('removes the lock when the reader of stdout goes away (the quiet EPIPE exit)', async () => {
+    const db = database();
+    const run = startCli(['--fake', '--db', db, '--fake-delay-ms', '5', 'What is 6*7?']);
+    run.child.stdout.destroy();
+    run.child.stdin.end();
+    const done = await run.done;
+    expect(done.code).toBe(0);
+    expect(done.stderr).toMatch(/session s-/);
+    expect(locks(db)).toEqual([]);
+  });
+
   it('says in words, not heads, that another writer changed the session', async () => {
     const db = database();
     const id = await sessionWithOneTurn(db);
