@@ -1,4 +1,4 @@
-import { SessionConflictError } from '@mh/core';
+import { type RunResult, SessionConflictError } from '@mh/core';
 import type { AgentModel } from './agent-model.js';
 import { expectThat, promptsOf } from './agent-model.js';
 import type { AgentWorld, ConformanceAgent } from './agent-world.js';
@@ -125,11 +125,16 @@ export class RaceResumeCommand implements AgentCommand {
     const slow = world.tools.nextSlow();
     const running = world.agent.run(`${label} please`);
     const rival = world.create();
-    const resumed = await Promise.race([
-      slow.then(() => rival.resume()),
-      running.then(() => undefined),
-    ]);
-    const results = [await running, ...(resumed ? [resumed] : [])];
+    // The rival resumes once the first agent's slow call runs; both are awaited to the end.
+    let rivalRun: Promise<RunResult | undefined> | undefined;
+    const rivalStarted = slow.then(() => {
+      rivalRun = rival.resume();
+      return rivalRun;
+    });
+    await Promise.race([rivalStarted, running]);
+    const ended = await running;
+    const resumed = rivalRun === undefined ? undefined : await rivalRun;
+    const results = [ended, ...(resumed ? [resumed] : [])];
     model.exists = true;
     for (const result of results) {
       expectThat(
