@@ -1,6 +1,6 @@
 import { type RunResult, SessionConflictError } from '@mh/core';
 import type { AgentModel } from './agent-model.js';
-import { expectThat, promptsOf } from './agent-model.js';
+import { expectThat, type PromptRecord, promptsOf } from './agent-model.js';
 import type { AgentWorld, ConformanceAgent } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
 
@@ -24,33 +24,18 @@ export class RaceCommand implements AgentCommand {
     const rival: ConformanceAgent = world.create();
     const results = await Promise.all([world.agent.run(`${a} please`), rival.run(`${b} please`)]);
     model.exists = true;
-    for (const result of results) {
-      expectThat(
-        result.status === 'completed' ||
-          (result.status === 'error' && SessionConflictError.isInstance(result.error)),
-        () => `a racing run ended ${describe(result)}`,
-      );
-    }
-    const state = await world.store.load(world.sessionId, model.current);
-    const stored = promptsOf(state.messages);
-    const before = model.prompts.map((record) => record.label);
-    expectThat(
-      before.every((label, i) => stored[i]?.label === label),
-      () => `the race changed earlier prompts: ${JSON.stringify(stored)}`,
-    );
-    const added = stored.slice(before.length);
-    expectThat(
-      added.every((record) => record.label === a || record.label === b),
-      () => `the race stored ${JSON.stringify(added)}`,
+    expectCompletedOrConflict(results, 'a racing run');
+    const added = await storedAfter(
+      model,
+      world,
+      (record) => record.label === a || record.label === b,
+      `racing ${a} and ${b}`,
     );
     [a, b].forEach((label, i) => {
       if (results[i]?.status !== 'completed') return;
       expectThat(
         added.some((record) => record.label === label && record.answered),
-        () =>
-          `${label} completed but is not stored with its answer: stored ${JSON.stringify(
-            state.messages.map((m) => `${m.role}:${JSON.stringify(m.content).slice(0, 80)}`),
-          )} results ${JSON.stringify(results.map((r) => [r.status, r.error?.message, r.text, r.compactions.length]))}`,
+        () => `${label} completed but is not stored with its answer`,
       );
     });
     model.prompts.push(...added);
@@ -94,14 +79,13 @@ export class CrashCommand implements AgentCommand {
       () => `resume() after a crash in ${label} ended ${describe(resumed)}`,
     );
     if (!model.exists) return;
-    const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
-    const before = model.prompts.map((record) => record.label);
-    expectThat(
-      before.every((known, i) => stored[i]?.label === known) &&
-        stored.slice(before.length).every((record) => record.label === label && record.answered),
-      () => `after the crash in ${label} and resume(), the branch stores ${JSON.stringify(stored)}`,
+    const added = await storedAfter(
+      model,
+      world,
+      (record) => record.label === label && record.answered,
+      `the crash in ${label} and resume()`,
     );
-    model.prompts.push(...stored.slice(before.length));
+    model.prompts.push(...added);
   }
   toString = (): string => `crash(${showPlan(this.plan)} after ${this.writes} writes)`;
 }
@@ -136,21 +120,45 @@ export class RaceResumeCommand implements AgentCommand {
     const resumed = rivalRun === undefined ? undefined : await rivalRun;
     const results = [ended, ...(resumed ? [resumed] : [])];
     model.exists = true;
-    for (const result of results) {
-      expectThat(
-        result.status === 'completed' ||
-          (result.status === 'error' && SessionConflictError.isInstance(result.error)),
-        () => `a run racing resume() ended ${describe(result)}`,
-      );
-    }
-    const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
-    const before = model.prompts.map((record) => record.label);
-    expectThat(
-      before.every((known, i) => stored[i]?.label === known) &&
-        stored.slice(before.length).every((record) => record.label === label),
-      () => `after racing resume() on ${label} the branch stores ${JSON.stringify(stored)}`,
+    expectCompletedOrConflict(results, 'a run racing resume()');
+    const added = await storedAfter(
+      model,
+      world,
+      (record) => record.label === label,
+      `racing resume() on ${label}`,
     );
-    model.prompts.push(...stored.slice(before.length));
+    model.prompts.push(...added);
   }
   toString = (): string => `race-resume(${showPlan(this.plan)})`;
+}
+
+/**
+ * The prompts a command added to the current branch, after checking that the ones the model
+ * knew are still there, in order, and that every new one is allowed (`what` names the command).
+ */
+async function storedAfter(
+  model: AgentModel,
+  world: AgentWorld,
+  allowed: (record: PromptRecord) => boolean,
+  what: string,
+): Promise<PromptRecord[]> {
+  const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
+  const before = model.prompts.map((record) => record.label);
+  const added = stored.slice(before.length);
+  expectThat(
+    before.every((label, i) => stored[i]?.label === label) && added.every(allowed),
+    () => `after ${what} the branch stores ${JSON.stringify(stored)}`,
+  );
+  return added;
+}
+
+/** Each racing run completes or ends with a typed conflict. */
+function expectCompletedOrConflict(results: readonly RunResult[], what: string): void {
+  for (const result of results) {
+    expectThat(
+      result.status === 'completed' ||
+        (result.status === 'error' && SessionConflictError.isInstance(result.error)),
+      () => `${what} ended ${describe(result)}`,
+    );
+  }
 }
