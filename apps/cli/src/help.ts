@@ -72,7 +72,8 @@ Other:
 Tools: calculator, and the read-only workspace tools read_file, list_dir, grep, glob (confined to --root).
 Tool calls are shown on stderr as they happen; the answer streams to stdout.
 
-REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits.
+REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second Ctrl-C exits (130).
+  With piped input the second Ctrl-C may come at any later line: it stops the batch.
   /help  the REPL commands    /reset  forget the conversation    /history  show it    /exit  leave
 
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line (or its
@@ -81,8 +82,9 @@ Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command li
   but incomplete), 130 interrupted.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
   exits with the worst code of its lines and of the resume at start (with --session, a turn a
-  crash interrupted is finished first): a refused /command counts as 2, a cut-off answer (4)
-  only when nothing did worse. A terminal REPL exits 0.
+  crash interrupted is finished first): a refused /command counts as 2, a line cancelled by
+  Ctrl-C as 130, a cut-off answer (4) only when nothing did worse. A terminal REPL exits 0 at
+  /exit or the end of input (Ctrl-D), and 130 on a second Ctrl-C.
 `;
 
 /** What `/help` prints in the REPL: its commands, briefly; the flags are `mh --help`'s. */

@@ -137,6 +137,8 @@ async function runAgent(
         }
       : undefined;
   const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
+  const interactive = Boolean(process.stdin.isTTY);
+  if (options.prompt === undefined && !interactive) session.batch();
   process.on('SIGINT', () => session.interrupt());
   // The worst outcome so far, the resume at start included: a script must see that it failed.
   let worst = 0;
@@ -151,13 +153,12 @@ async function runAgent(
     // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
     if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
       return resumed;
-    // A resume the user cancelled (130) is their choice, as for a line below.
+    // A resume the user cancelled (130) is their choice: the lines below still run.
     if (resumed !== 130) worst = worseExitCode(worst, resumed);
   }
 
   if (options.prompt !== undefined) return worseExitCode(worst, await session.ask(options.prompt));
 
-  const interactive = Boolean(process.stdin.isTTY);
   const lines = createInterface({
     input: process.stdin,
     output: interactive ? process.stdout : undefined,
@@ -172,8 +173,8 @@ async function runAgent(
   for await (const line of lines) {
     const code = await session.line(line);
     if (code === 'exit') break;
-    // A prompt the user cancelled (130) is their choice, not a failure of the session.
-    if (code !== 130) worst = worseExitCode(worst, code);
+    // A cancelled line (130) was not answered: a script must see that, as it sees a failure.
+    worst = worseExitCode(worst, code);
     if (interactive) lines.prompt();
   }
   lines.close();

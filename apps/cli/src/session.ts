@@ -8,7 +8,8 @@ import { conflictMessage } from './session-conflict.js';
 
 /**
  * Runs prompts against one agent and owns Ctrl-C: the first interrupt cancels the running answer,
- * a second one (before the next prompt) exits with 130.
+ * a second one (before the next prompt) exits with 130. With piped input (`batch`) a second one
+ * ends the batch whenever it comes, the running answer cancelled and recorded first.
  */
 export class CliSession {
   readonly #agent: Agent;
@@ -16,6 +17,8 @@ export class CliSession {
   readonly #exit: (code: number) => void;
   #current: AbortController | undefined;
   #interrupts = 0;
+  #batch = false;
+  #stopCode: number | undefined;
 
   readonly #store: SessionStore | undefined;
 
@@ -35,9 +38,21 @@ export class CliSession {
     this.#exit = exit;
   }
 
+  /**
+   * Piped input: interrupts are not forgotten at the next line, since a script's lines follow one
+   * another with no prompt between them to press Ctrl-C at.
+   */
+  batch(): void {
+    this.#batch = true;
+  }
+
   /** Handles one Ctrl-C (SIGINT). */
   interrupt(): void {
     this.#interrupts++;
+    if (this.#interrupts >= 2 && this.#batch) {
+      this.stop(130);
+      return;
+    }
     if (this.#interrupts >= 2) {
       this.#output.err.write('\n');
       this.#exit(130);
@@ -60,10 +75,25 @@ export class CliSession {
     return this.#drive((options) => this.#agent.stream(prompt, options));
   }
 
+  /**
+   * Exits with `code` once the running answer, if any, is cancelled the way Ctrl-C cancels it (so
+   * the agent records and commits the cancel); at once when nothing runs or on a second stop.
+   */
+  stop(code: number): void {
+    const stopping = this.#stopCode !== undefined;
+    this.#stopCode = code;
+    if (this.#current && !stopping) {
+      this.#current.abort();
+      return;
+    }
+    this.#output.err.write('\n');
+    this.#exit(code);
+  }
+
   async #drive(
     start: (options: { signal: AbortSignal }) => AsyncIterable<AgentEvent>,
   ): Promise<number> {
-    this.#interrupts = 0;
+    if (!this.#batch) this.#interrupts = 0;
     const controller = new AbortController();
     this.#current = controller;
     const renderer = new EventRenderer(this.#output);
@@ -75,6 +105,8 @@ export class CliSession {
       }
     } finally {
       this.#current = undefined;
+      // The run ended cancelled, its cancel committed: now leave as `stop` asked.
+      if (this.#stopCode !== undefined) this.#exit(this.#stopCode);
     }
     if (result) this.#afterRun?.();
     return result ? exitCodeOf(result) : 0;
@@ -83,7 +115,7 @@ export class CliSession {
   /** Handles a REPL line: a command, a prompt, or nothing. Returns the run's exit code, or `exit`. */
   async line(text: string): Promise<number | 'exit'> {
     const trimmed = text.trim();
-    this.#interrupts = 0;
+    if (!this.#batch) this.#interrupts = 0;
     if (trimmed === '') return 0;
     if (trimmed === '/exit' || trimmed === '/quit') return 'exit';
     if (trimmed === '/help') {

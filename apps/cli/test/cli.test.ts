@@ -151,7 +151,8 @@ describe('mh REPL', () => {
     await waitFor(() => output.stderr.includes('(cancelled)'));
     child.stdin.end('What is 5+5?\n');
     const run = await done;
-    expect(run.code).toBe(0);
+    // The next line is answered; the cancelled one was not, so the batch exits 130.
+    expect(run.code).toBe(130);
     expect(run.stdout).toContain('The answer is 10.');
     expect(run.stdout).not.toContain('You said');
   });
