@@ -143,15 +143,19 @@ export async function startMcpServers(
   };
   if (options.mcp.length === 0) return { registered, close };
   const { McpClient, registerMcpTools, killAllServerGroups } = await import('@mh/mcp');
-  // Servers run in their own process groups, out of reach of the terminal's signals: on SIGTERM
-  // or SIGHUP, and on Ctrl-C while nothing else handles it, kill their groups, then exit.
+  // Servers run in their own process groups, out of reach of the terminal's signals: on SIGTERM,
+  // SIGHUP or Ctrl-C while nothing else handles it, kill their groups, then exit. Once the session
+  // handles them (it cancels the answer first), its `process.exit` kills the groups.
   const exitWith = (code: number) => (): void => {
     killAllServerGroups();
     process.exit(code);
   };
+  const exitAlone = (signal: NodeJS.Signals, code: number) => (): void => {
+    if (process.listenerCount(signal) === 1) exitWith(code)();
+  };
   const handlers = [
-    ['SIGTERM', exitWith(143)],
-    ['SIGHUP', exitWith(129)],
+    ['SIGTERM', exitAlone('SIGTERM', 143)],
+    ['SIGHUP', exitAlone('SIGHUP', 129)],
   ] as const;
   for (const [signal, handler] of handlers) process.on(signal, handler);
   // Ctrl-C exits until someone else (the session: first Ctrl-C cancels the answer) listens.

@@ -79,7 +79,8 @@ REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line (or its
   --session is in use by another mh),
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
-  but incomplete), 130 interrupted.
+  but incomplete), 130 interrupted, 143 (SIGTERM) or 129 (SIGHUP) terminated: as for Ctrl-C,
+  the answer under way is cancelled and recorded first.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
   exits with the worst code of its lines and of the resume at start (with --session, a turn a
   crash interrupted is finished first): a refused /command counts as 2, a line cancelled by

@@ -140,6 +140,19 @@ async function runAgent(
   const interactive = Boolean(process.stdin.isTTY);
   if (options.prompt === undefined && !interactive) session.batch();
   process.on('SIGINT', () => session.interrupt());
+  // `kill PID` and a closed terminal cancel the answer as Ctrl-C does (recorded, so a resume does
+  // not answer it again), then exit 128 + the signal's number.
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    process.on(signal, () => {
+      process.stderr.write(
+        `\nmh: ${signal}: cancelling the answer, if any, and exiting (${code})\n`,
+      );
+      session.stop(code);
+    });
+  }
   // The worst outcome so far, the resume at start included: a script must see that it failed.
   let worst = 0;
   if (store) {
