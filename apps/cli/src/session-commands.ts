@@ -17,11 +17,13 @@ function time(ms: number): string {
 }
 
 /**
- * A message in one line: its text cut to `width` characters, then its tool calls and results
- * (`[calls: calculator; 1 result(s)]`), which a tool-calling turn has instead of text.
+ * A message in one line: its text cut to `width` characters (ending in `…` when cut), then its
+ * tool calls and results (`[calls: calculator; 1 result(s)]`), which a tool-calling turn has
+ * instead of text, and ` [cut off]` for the partial answer a cancel left behind.
  */
 export function messageSummary(message: Message, width: number): string {
-  const text = messageText(message).replace(/\s+/g, ' ').slice(0, width);
+  const full = messageText(message).replace(/\s+/g, ' ').trim();
+  const text = full.length > width ? `${full.slice(0, width - 1)}…` : full;
   const calls = message.content
     .filter((block) => block.type === 'tool_use')
     .map((block) => block.name);
@@ -32,7 +34,9 @@ export function messageSummary(message: Message, width: number): string {
   ]
     .filter(Boolean)
     .join('; ');
-  return extra ? `${text}${text ? ' ' : ''}[${extra}]` : text;
+  const summary = extra ? `${text}${text ? ' ' : ''}[${extra}]` : text;
+  // Kept so the conversation stays true to what was shown, but never finished: say so.
+  return message.meta?.partial === true ? `${summary} [cut off]` : summary;
 }
 
 /** `mh --list-sessions`: one line per session, most recent first. */
