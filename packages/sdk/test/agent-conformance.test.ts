@@ -26,10 +26,16 @@ import { vendorSerializers } from './vendor-serializers.js';
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const runs = (fallback: number): number => Number(process.env.MH_CONFORMANCE_RUNS ?? fallback);
-const seed =
-  process.env.MH_CONFORMANCE_SEED === undefined
-    ? {}
-    : { seed: Number(process.env.MH_CONFORMANCE_SEED) };
+/**
+ * The seed: MH_CONFORMANCE_SEED when given (to replay a counterexample); in CI a fixed one per
+ * run, so a submission is judged on the same sequences every time (hunt with random seeds
+ * locally: a new counterexample becomes a named test, and its model or product fix lands first).
+ */
+function seedFor(ciSeed: number): { seed?: number } {
+  if (process.env.MH_CONFORMANCE_SEED !== undefined)
+    return { seed: Number(process.env.MH_CONFORMANCE_SEED) };
+  return process.env.CI ? { seed: ciSeed } : {};
+}
 
 /** The Agent a user builds, with a listed model: compaction armed (tiny when asked), fencing on. */
 function createAgent({ contextWindow, ...parts }: AgentParts): Agent {
@@ -64,7 +70,7 @@ describe('the Agent conformance suite on SQLite', () => {
         serializers: vendorSerializers(),
         numRuns: runs(300),
         timeLimitMs: 90_000,
-        ...seed,
+        ...seedFor(2010529809),
       });
       report('SQLite', result);
       // 300 sequences fit on a quiet machine; a loaded CI machine is cut short by the limit.
@@ -103,7 +109,7 @@ describe('the Agent conformance suite on SQLite', () => {
         numRuns: Number(process.env.MH_CONFORMANCE_CRASH_RUNS ?? 40),
         maxCommands: 8,
         timeLimitMs: 90_000,
-        ...seed,
+        ...seedFor(1020622000),
       });
       report('SQLite with crashes', { ...result, kills });
       expect(result.commands.crash ?? 0).toBeGreaterThan(0);
@@ -130,11 +136,12 @@ describe.skipIf(pgUrl === undefined && !pgRequired)(
           store,
           createAgent,
           numRuns: runs(150),
-          timeLimitMs: 60_000,
-          ...seed,
+          timeLimitMs: 90_000,
+          ...seedFor(1379219877),
         });
         report('PostgreSQL', result);
-        expect(result.sequences).toBeGreaterThanOrEqual(Math.min(runs(150), 50));
+        // 150 sequences fit on a quiet machine; a loaded CI machine is cut short by the limit.
+        expect(result.sequences).toBeGreaterThanOrEqual(Math.min(runs(150), 30));
       } finally {
         await store.close();
       }
