@@ -57,6 +57,8 @@ export class Agent {
   #resetOwed = false;
   /** How the last loop ended, as it reported when it settled. */
   #settledStatus: RunStatus | undefined;
+  /** Whether the current stream got as far as the loop (its prompt is kept). */
+  #loopStarted = false;
 
   constructor(options: AgentOptions) {
     checkAgentOptions(options);
@@ -110,11 +112,8 @@ export class Agent {
   async #payReset(session: SessionBinding): Promise<void> {
     if (!this.#resetOwed) return;
     try {
-      if (!this.#loaded) {
-        // Loaded through the defence, so the boundary it records is the session's.
-        this.#follow(session, await session.load());
-        this.#loaded = true;
-      }
+      // Loaded through the defence, so the boundary it records is the session's.
+      await this.#loadOnce(session);
       if (session.exists && session.head !== null) this.#follow(session, await session.startOver());
       this.#resetOwed = false;
     } finally {
@@ -176,12 +175,16 @@ export class Agent {
   /** Loads the session's history (once); the first run does it on its own. */
   async load(): Promise<readonly Message[]> {
     await this.#settleReset();
-    if (this.#session && !this.#loaded) {
-      this.#history = this.#follow(this.#session, await this.#session.load());
-      this.#restoreMeter();
-      this.#loaded = true;
-    }
+    if (this.#session) await this.#loadOnce(this.#session);
     return this.history;
+  }
+
+  /** Loads the session's branch into the view, through the defence, unless already loaded. */
+  async #loadOnce(session: SessionBinding): Promise<void> {
+    if (this.#loaded) return;
+    this.#history = this.#follow(session, await session.load());
+    this.#restoreMeter();
+    this.#loaded = true;
   }
 
   /** The session id and branch in use, when the agent has a session. */
@@ -337,9 +340,6 @@ export class Agent {
     }
   }
 
-  /** Whether the current stream got as far as the loop (its prompt is kept). */
-  #loopStarted = false;
-
   /**
    * Everything before the prompt joins the history: a reset under way, the session's history,
    * and the turn a crash interrupted. Resolves to true to go on, false when there is nothing to
@@ -352,11 +352,7 @@ export class Agent {
   ): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown }, void> {
     try {
       await this.#settleReset();
-      if (session && !this.#loaded) {
-        this.#history = this.#follow(session, await session.load());
-        this.#restoreMeter();
-        this.#loaded = true;
-      }
+      if (session) await this.#loadOnce(session);
     } catch (error) {
       return { error };
     }

@@ -1,40 +1,29 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   ConfigError,
   type Message,
   type ModelRequest,
-  messageText,
   type SessionStore,
   userMessage,
 } from '@mh/core';
 import { ScriptedProvider, scripted } from '@mh/providers';
-import { openSqliteStore } from '@mh/session-sqlite';
 import { defineTool } from '@mh/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../src/agent.js';
+import { openTempStore, texts } from './temp-sqlite-store.js';
 
 /**
  * The Agent and its store when a store call fails, a reset is retried, or a prompt is refused:
  * found in review of the identity-based session binding (issue 15), each failing before its fix.
  */
-let dir: string;
 let store: SessionStore;
+let remove: () => Promise<void>;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mh-session-failures-'));
-  store = await openSqliteStore(join(dir, 's.db'));
+  ({ store, remove } = await openTempStore('mh-session-failures-'));
 });
 
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const texts = (messages: readonly Message[]): string[] =>
-  messages.map((message) => `${message.role}:${messageText(message)}`);
+afterEach(() => remove());
 
 /** `store`, but its method `name` throws once after each `arm()`. */
 function flaky(name: keyof SessionStore): { store: SessionStore; arm: () => void } {

@@ -1,39 +1,23 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  ConfigError,
-  type Message,
-  messageText,
-  type SessionStore,
-  validateHistory,
-} from '@mh/core';
+import { ConfigError, type Message, type SessionStore, validateHistory } from '@mh/core';
 import { scripted } from '@mh/providers';
-import { openSqliteStore } from '@mh/session-sqlite';
 import { defineTool } from '@mh/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../src/agent.js';
+import { openTempStore, texts } from './temp-sqlite-store.js';
 
 /**
  * The seams between the Agent and its store where the first build lost work (issue 15, SPEC
  * defects 4, 5 and 6), through a real SQLite file.
  */
-let dir: string;
 let store: SessionStore;
+let remove: () => Promise<void>;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mh-seams-'));
-  store = await openSqliteStore(join(dir, 's.db'));
+  ({ store, remove } = await openTempStore('mh-seams-'));
 });
 
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const texts = (messages: readonly Message[]): string[] =>
-  messages.map((message) => `${message.role}:${messageText(message)}`);
+afterEach(() => remove());
 
 /** Every branch of the session holds a valid history with no two user prompts lost. */
 async function expectValidBranches(sessionId: string): Promise<void> {
