@@ -370,13 +370,15 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
 
       it('refuses a call not in the pending turn with SessionConflictError, naming it', async () => {
         await store.createSession({ id: 's' });
-        const writes = () => [
-          store.journalStart('s', 'main', 'call-x'),
-          store.journalEnd('s', 'main', 'call-x', toolResult('call-x', 'r')),
+        // Thunks, so each write starts only when it is awaited: two promises made at once leave the
+        // second one's rejection unhandled while the first is awaited (an asynchronous engine).
+        const writes = [
+          () => store.journalStart('s', 'main', 'call-x'),
+          () => store.journalEnd('s', 'main', 'call-x', toolResult('call-x', 'r')),
         ];
-        for (const write of writes()) await expectConflictNaming(write, 'call-x');
+        for (const write of writes) await expectConflictNaming(write(), 'call-x');
         await store.journalTurn('s', 'main', null, assistantWithCalls('1'));
-        for (const write of writes()) await expectConflictNaming(write, 'call-x');
+        for (const write of writes) await expectConflictNaming(write(), 'call-x');
         const error = await expectConfigError(
           store.journalStart('s', 'main', 42 as never),
           'callId',
