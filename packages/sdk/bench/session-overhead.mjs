@@ -1,0 +1,292 @@
+// The cost of a SQLite session, as users run it (issue 16, targets 2 and 3). Runs against the
+// BUILT packages (the bench task depends on build), on a file in a temp folder (WAL,
+// synchronous = FULL: the store's only setting).
+//
+// 1. `store.commit` alone: the latency of one commit of a two-message turn on a growing branch,
+//    median and p99 of BENCH_COMMITS (default 400) after a warm-up, median of BENCH_REPEATS runs
+//    (default 3). Floor: raw better-sqlite3 on its own file with the same pragmas, two inserts in
+//    one transaction and one fsync per commit.
+// 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
+//    the defaults) calls `add` once and then answers, so the prompt, the tool turn and the answer
+//    are committed (and the call journaled). Per-step ms over steps 1–10, 11–20 and 991–1000 of a
+//    1000-step session (BENCH_STEPS), median of BENCH_REPEATS runs. Floor: a hand-written loop over
+//    the same scripted model with raw better-sqlite3, one transaction (one fsync) per commit the
+//    Agent makes.
+// 3. Event loop: A agents (1, 10, 100) on one file, sharing one store, each on its own session,
+//    all running BENCH_LOOP_STEPS steps (default 20) at once; the model's events each wait for a
+//    1 ms timer, as network I/O would. The maximum lateness of a 1 ms interval timer (what a tool
+//    or run timeout would see), the p99 of `monitorEventLoopDelay`, and commits per second.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Agent, defineTool, scripted } from '@mh/sdk';
+import { openSqliteStore } from '@mh/session-sqlite';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 400);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
+const LOOP_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 20);
+const AGENTS = (process.env.BENCH_AGENTS ?? '1,10,100').split(',').map(Number);
+const MODEL = 'claude-sonnet-4-5';
+const USAGE = { inputTokens: 100, outputTokens: 10 };
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const fmt = (value, digits = 2) => value.toFixed(digits).padStart(8);
+
+const folder = mkdtempSync(join(tmpdir(), 'mh-session-bench-'));
+let files = 0;
+const freshPath = () => join(folder, `b${files++}.db`);
+
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  permission: 'read',
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: async ({ a, b }) => String(a + b),
+});
+
+/**
+ * A model that, for every run, calls `add` once and then answers. With `delayMs` each of its
+ * events waits for a timer, as a network stream waits for I/O: agents at once then interleave,
+ * where an instant model would run each agent's whole step in one go.
+ */
+function provider(delayMs) {
+  let turn = 0;
+  const delay = delayMs === undefined ? {} : { delayMs };
+  return scripted(
+    [
+      () => {
+        turn++;
+        return turn % 2 === 1
+          ? { toolCalls: [{ name: 'add', input: { a: turn, b: 1 } }], usage: USAGE, ...delay }
+          : { text: `the sum is ${turn + 1}`, usage: USAGE, ...delay };
+      },
+    ],
+    { whenExhausted: 'repeat-last', recordRequests: false },
+  );
+}
+
+const text = (id, role, value) => ({ id, role, content: [{ type: 'text', text: value }] });
+
+/** Raw better-sqlite3 with the store's pragmas: the floor of a durable commit. */
+function rawDatabase(path) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(
+    'create table turns (seq integer primary key, session text, parent integer, meta text);' +
+      'create table bodies (seq integer primary key, turn integer, body text)',
+  );
+  const turn = db.prepare('insert into turns (session, parent, meta) values (?, ?, ?)');
+  const body = db.prepare('insert into bodies (turn, body) values (?, ?)');
+  // One transaction, one fsync: a checkpoint row and the message bodies of the turn.
+  const commit = db.transaction((session, parent, messages) => {
+    const { lastInsertRowid } = turn.run(session, parent, '{}');
+    for (const message of messages) body.run(lastInsertRowid, JSON.stringify(message));
+    return Number(lastInsertRowid);
+  });
+  return { db, commit };
+}
+
+/** 1. Latency of `store.commit` and of the raw floor, in ms per commit. */
+async function commitLatency() {
+  const store = await openSqliteStore(freshPath());
+  const session = await store.createSession();
+  let head = null;
+  const ours = [];
+  for (let index = 0; index < COMMITS + 50; index++) {
+    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
+    const start = performance.now();
+    head = (await store.commit(session.id, { messages, meta: {} }, { expectedHead: head })).id;
+    if (index >= 50) ours.push(performance.now() - start);
+  }
+  await store.close();
+  const raw = rawDatabase(freshPath());
+  const floor = [];
+  let parent = null;
+  for (let index = 0; index < COMMITS + 50; index++) {
+    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
+    const start = performance.now();
+    parent = raw.commit('s', parent, messages);
+    if (index >= 50) floor.push(performance.now() - start);
+  }
+  raw.db.close();
+  return {
+    ours: median(ours),
+    oursP99: percentile(ours, 99),
+    floor: median(floor),
+    floorP99: percentile(floor, 99),
+  };
+}
+
+/** Per-step ms of the Agent with a session, in windows of 10 steps. */
+async function agentSteps(steps) {
+  const store = await openSqliteStore(freshPath());
+  const agent = new Agent({
+    provider: provider(),
+    model: MODEL,
+    tools: [add],
+    session: { store, id: 'bench' },
+  });
+  const times = [];
+  for (let step = 0; step < steps; step++) {
+    const start = performance.now();
+    const result = await agent.run(`step ${step}`);
+    times.push(performance.now() - start);
+    if (result.status !== 'completed') throw new Error(`step ${step} ended ${result.status}`);
+  }
+  await store.close();
+  return times;
+}
+
+/** The floor of a step: the same model and tool, raw better-sqlite3, one fsync per commit. */
+async function floorSteps(steps) {
+  const raw = rawDatabase(freshPath());
+  const model = provider();
+  const tools = [
+    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
+  ];
+  const signal = new AbortController().signal;
+  const history = [];
+  let parent = null;
+  const times = [];
+  for (let step = 0; step < steps; step++) {
+    const start = performance.now();
+    const prompt = text(`p${step}`, 'user', `step ${step}`);
+    history.push(prompt);
+    parent = raw.commit('s', parent, [prompt]);
+    for (let turn = 0; ; turn++) {
+      let end;
+      for await (const event of model.stream(
+        { model: MODEL, messages: history, tools },
+        { signal },
+      ))
+        if (event.type === 'message-end') end = event;
+      history.push(end.message);
+      const content = [];
+      for (const block of end.message.content) {
+        if (block.type !== 'tool_use') continue;
+        const out = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
+        content.push({
+          type: 'tool_result',
+          toolUseId: block.id,
+          content: [{ type: 'text', text: out }],
+          isError: false,
+        });
+      }
+      if (content.length === 0) {
+        parent = raw.commit('s', parent, [end.message]);
+        break;
+      }
+      const results = { id: `r${step}-${turn}`, role: 'user', content };
+      history.push(results);
+      parent = raw.commit('s', parent, [end.message, results]);
+    }
+    times.push(performance.now() - start);
+  }
+  raw.db.close();
+  return times;
+}
+
+const windowMs = (times, from) => median(times.slice(from, from + 10));
+
+/** 3. A agents at once on one file (one shared store): event-loop delay and commits per second. */
+async function eventLoop(agents) {
+  const store = await openSqliteStore(freshPath());
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  // Our own lateness probe as well: a 1 ms timer's lateness, the delay a tool timeout would see.
+  let late = 0;
+  let expected = performance.now() + 1;
+  const probe = setInterval(() => {
+    const now = performance.now();
+    late = Math.max(late, now - expected);
+    expected = now + 1;
+  }, 1);
+  histogram.enable();
+  const start = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: agents }, async (_, index) => {
+      const agent = new Agent({
+        provider: provider(1),
+        model: MODEL,
+        tools: [add],
+        session: { store, id: `agent-${index}` },
+      });
+      for (let step = 0; step < LOOP_STEPS; step++) {
+        const result = await agent.run(`step ${step}`);
+        if (result.status !== 'completed') throw new Error(`agent ${index}: ${result.status}`);
+      }
+    }),
+  );
+  const end = performance.now();
+  // A stall that lasts to the end of the run never let the probe fire: count it too.
+  late = Math.max(late, end - expected);
+  const seconds = (end - start) / 1000;
+  histogram.disable();
+  clearInterval(probe);
+  await store.close();
+  // Per step: the prompt, the tool turn and the answer are three commits.
+  const commits = results.length * LOOP_STEPS * 3;
+  return {
+    p99Ms: histogram.count > 0 ? histogram.percentile(99) / 1e6 : late,
+    lateMs: late,
+    commitsPerSecond: commits / seconds,
+  };
+}
+
+async function main() {
+  console.log(`session overhead (SQLite, WAL, synchronous = FULL), median of ${REPEATS} runs`);
+  const latency = [];
+  for (let run = 0; run < REPEATS; run++) latency.push(await commitLatency());
+  const pick = (key) => median(latency.map((run) => run[key]));
+  console.log(`1. store.commit, ${COMMITS} commits of a two-message turn:`);
+  console.log(
+    `   ours ${fmt(pick('ours'), 3)} ms (p99 ${pick('oursP99').toFixed(3)})  floor ${fmt(pick('floor'), 3)} ms (p99 ${pick('floorP99').toFixed(3)})  ×floor ${(pick('ours') / pick('floor')).toFixed(2)}`,
+  );
+
+  const ours = [];
+  const floors = [];
+  for (let run = 0; run < REPEATS; run++) {
+    ours.push(await agentSteps(STEPS));
+    floors.push(await floorSteps(STEPS));
+  }
+  const windows = [0, 10, STEPS - 10];
+  console.log(`2. Agent + session per step (${MODEL}, defaults), ${STEPS} steps, ms per step:`);
+  console.log('   steps        ours     floor   ×floor');
+  for (const from of windows) {
+    const mine = median(ours.map((times) => windowMs(times, from)));
+    const floor = median(floors.map((times) => windowMs(times, from)));
+    const label = `${from + 1}–${from + 10}`.padEnd(10);
+    console.log(`   ${label}${fmt(mine)}  ${fmt(floor)}  ${fmt(mine / floor)}`);
+  }
+  const growth = median(ours.map((times) => windowMs(times, STEPS - 10) / windowMs(times, 10)));
+  console.log(`   last/second window: ${growth.toFixed(2)} (flat is about 1)`);
+
+  console.log(`3. agents at once on one file, ${LOOP_STEPS} steps each:`);
+  console.log('   agents   max timer lateness ms   loop delay p99 ms   commits/s');
+  for (const agents of AGENTS) {
+    const runs = [];
+    for (let run = 0; run < REPEATS; run++) runs.push(await eventLoop(agents));
+    const get = (key) => median(runs.map((run) => run[key]));
+    console.log(
+      `   ${String(agents).padEnd(6)}${fmt(get('lateMs'), 1)}                ${fmt(get('p99Ms'), 1)}          ${fmt(get('commitsPerSecond'), 0)}`,
+    );
+  }
+  console.log(`load average: ${(await import('node:os')).loadavg().map((v) => v.toFixed(2))}`);
+}
+
+try {
+  await main();
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
