@@ -1,15 +1,22 @@
 import type { Tool } from '@mh/core';
-import * as z from 'zod';
 import { evaluateArithmetic, MAX_EXPRESSION_CHARS } from './arithmetic.js';
-import { defineTool } from './define-tool.js';
+import { plainToolSchema } from './plain-object-schema.js';
+import { toolWithSchema } from './tool-with-schema.js';
 
-const input = z.object({
-  expression: z
-    .string()
-    .min(1)
-    .max(MAX_EXPRESSION_CHARS)
-    .describe('Arithmetic expression, e.g. "(2 + 3) * 4 ^ 2 / -1.5"; supports + - * / % ^ ** ( ).'),
-});
+// A plain JSON Schema, not zod: loading this tool must not load zod (see plainToolSchema).
+const input = {
+  type: 'object',
+  properties: {
+    expression: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_EXPRESSION_CHARS,
+      description:
+        'Arithmetic expression, e.g. "(2 + 3) * 4 ^ 2 / -1.5"; supports + - * / % ^ ** ( ).',
+    },
+  },
+  required: ['expression'],
+} as const;
 
 /** The arguments of `calculator`. */
 export interface CalculatorInput {
@@ -22,11 +29,11 @@ export interface CalculatorInput {
  * `eval`). Division by zero and bad syntax reach the model as readable error results.
  */
 export function calculatorTool(): Tool<CalculatorInput> {
-  return defineTool({
+  return toolWithSchema<CalculatorInput>({
     name: 'calculator',
     description:
       'Evaluate an arithmetic expression exactly as written: + - * / % (remainder), ^ or ** (power), parentheses, unary minus, decimals.',
-    input,
+    schema: plainToolSchema(input),
     permission: 'read',
     idempotent: true,
     run: ({ expression }) => String(evaluateArithmetic(expression)),

@@ -1,6 +1,7 @@
 import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
 import { assertOptions, ConfigError } from '@mh/core';
 import type * as z from 'zod';
+import { toolWithSchema } from './tool-with-schema.js';
 import { assertToolFields } from './validate-tool.js';
 import { zodToolSchema } from './zod-tool-schema.js';
 
@@ -62,17 +63,6 @@ export function defineTool<Schema extends z.ZodObject>(
   // A misspelt key (`timeout` for `timeoutMs`) would otherwise be dropped without a word.
   assertOptions(definition, DEFINITION_KEYS, '');
   assertToolFields(definition);
-  const schema = zodToolSchema(definition.input);
-  const run = definition.run;
-  const tool: Tool<z.output<Schema>> = {
-    name: definition.name,
-    description: definition.description,
-    schema,
-    permission: definition.permission,
-    ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
-    idempotent: definition.idempotent ?? false,
-    // Wrapped in an async function so a synchronous throw becomes a rejected promise.
-    run: async (input, context) => run(input, context),
-  };
-  return Object.freeze(tool);
+  const { input, ...fields } = definition;
+  return toolWithSchema({ ...fields, schema: zodToolSchema(input) });
 }

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { JsonSchema, ToolSchema } from '@mh/core';
 import { ConfigError } from '@mh/core';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { formatIssues } from './format-issues.js';
 
 /**
@@ -20,7 +21,7 @@ export function zodToolSchema<Schema extends z.ZodObject>(
   }
   let converted: Record<string, unknown>;
   try {
-    converted = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+    converted = toInputJsonSchema(schema);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError('input', `cannot be converted to JSON Schema: ${reason}`, {
@@ -38,6 +39,21 @@ export function zodToolSchema<Schema extends z.ZodObject>(
         : { success: false, issues: formatIssues(result.error.issues) };
     },
   };
+}
+
+/**
+ * The schema's own `toJSONSchema` method, not `z.toJSONSchema`: importing zod in this module would
+ * load it (70-100 ms) for every program that imports `@mh/tools/zod-free`, such as the CLI, whose
+ * cold start cannot afford it (issue 16). Only a schema of a zod older than that method (from
+ * another copy of zod) loads ours, through its CommonJS build, as `z.toJSONSchema` did before.
+ */
+function toInputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+  const own = (schema as { toJSONSchema?: unknown }).toJSONSchema;
+  const converted =
+    typeof own === 'function'
+      ? (own.call(schema, { io: 'input' }) as unknown)
+      : (createRequire(import.meta.url)('zod') as typeof z).toJSONSchema(schema, { io: 'input' });
+  return converted as Record<string, unknown>;
 }
 
 /** Checked structurally, so a schema from another copy of zod is still recognised. */

@@ -1,21 +1,27 @@
 import type { Tool } from '@mh/core';
-import * as z from 'zod';
-import { defineTool } from '../define-tool.js';
+import { plainToolSchema } from '../plain-object-schema.js';
+import { toolWithSchema } from '../tool-with-schema.js';
 import { globToRegExp } from './glob-pattern.js';
 import { openInside } from './verified-open.js';
 import { compareNames, walkFiles } from './walk-files.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
-const input = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob such as "**/*.ts" or "src/*.{js,json}"; "**" spans directories.'),
-  path: z
-    .string()
-    .optional()
-    .describe('Directory the pattern is relative to (default: the workspace root).'),
-});
+// A plain JSON Schema, not zod: loading this tool must not load zod (see plainToolSchema).
+const input = {
+  type: 'object',
+  properties: {
+    pattern: {
+      type: 'string',
+      minLength: 1,
+      description: 'Glob such as "**/*.ts" or "src/*.{js,json}"; "**" spans directories.',
+    },
+    path: {
+      description: 'Directory the pattern is relative to (default: the workspace root).',
+      type: 'string',
+    },
+  },
+  required: ['pattern'],
+} as const;
 
 /** The arguments of `glob`. */
 export interface GlobInput {
@@ -27,11 +33,11 @@ export interface GlobInput {
 
 /** `glob`: the files matching a pattern, as sorted root-relative paths, up to `maxEntries`. */
 export function globTool(settings: WorkspaceSettings): Tool<GlobInput> {
-  return defineTool({
+  return toolWithSchema<GlobInput>({
     name: 'glob',
     description:
       'Find files in the workspace by glob pattern, e.g. "**/*.ts". Returns paths relative to the workspace root.',
-    input,
+    schema: plainToolSchema(input),
     permission: 'read',
     idempotent: true,
     timeoutMs: 30_000,

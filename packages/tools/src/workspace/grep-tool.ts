@@ -1,6 +1,6 @@
 import type { Tool } from '@mh/core';
-import * as z from 'zod';
-import { defineTool } from '../define-tool.js';
+import { plainToolSchema } from '../plain-object-schema.js';
+import { toolWithSchema } from '../tool-with-schema.js';
 import { globToRegExp } from './glob-pattern.js';
 import { RegexWorker } from './regex-worker.js';
 import { readTextFile, type TextFileResult } from './text-file.js';
@@ -12,20 +12,29 @@ import type { WorkspaceSettings } from './workspace-settings.js';
 /** Longest line shown in a match; minified files would flood the context otherwise. */
 const MAX_LINE_CHARS = 300;
 
-const input = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression, e.g. "TODO|FIXME".'),
-  path: z
-    .string()
-    .optional()
-    .describe('File or directory to search, relative to the workspace root (default: the root).'),
-  glob: z
-    .string()
-    .optional()
-    .describe(
-      'Only search files matching this glob: "*.ts" matches file names, "src/**/*.ts" paths from the root.',
-    ),
-  ignoreCase: z.boolean().optional().describe('Match case-insensitively (default false).'),
-});
+// A plain JSON Schema, not zod: loading this tool must not load zod (see plainToolSchema).
+const input = {
+  type: 'object',
+  properties: {
+    pattern: {
+      type: 'string',
+      minLength: 1,
+      description: 'JavaScript regular expression, e.g. "TODO|FIXME".',
+    },
+    path: {
+      description:
+        'File or directory to search, relative to the workspace root (default: the root).',
+      type: 'string',
+    },
+    glob: {
+      description:
+        'Only search files matching this glob: "*.ts" matches file names, "src/**/*.ts" paths from the root.',
+      type: 'string',
+    },
+    ignoreCase: { description: 'Match case-insensitively (default false).', type: 'boolean' },
+  },
+  required: ['pattern'],
+} as const;
 
 /** The arguments of `grep`. */
 export interface GrepInput {
@@ -44,11 +53,11 @@ export interface GrepInput {
  * `maxMatches`. Binary and oversized files are skipped.
  */
 export function grepTool(settings: WorkspaceSettings): Tool<GrepInput> {
-  return defineTool({
+  return toolWithSchema<GrepInput>({
     name: 'grep',
     description:
       'Search the text files of the workspace for a JavaScript regular expression. Returns "path:line: text" lines.',
-    input,
+    schema: plainToolSchema(input),
     permission: 'read',
     idempotent: true,
     timeoutMs: 30_000,

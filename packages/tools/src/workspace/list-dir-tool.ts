@@ -1,17 +1,21 @@
 import type { Tool } from '@mh/core';
-import * as z from 'zod';
-import { defineTool } from '../define-tool.js';
+import { plainToolSchema } from '../plain-object-schema.js';
+import { toolWithSchema } from '../tool-with-schema.js';
 import { listDirectory } from './directory-entries.js';
 import { openInside } from './verified-open.js';
 import { compareNames } from './walk-files.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
-const input = z.object({
-  path: z
-    .string()
-    .optional()
-    .describe('Directory path, relative to the workspace root (default: the root).'),
-});
+// A plain JSON Schema, not zod: loading this tool must not load zod (see plainToolSchema).
+const input = {
+  type: 'object',
+  properties: {
+    path: {
+      description: 'Directory path, relative to the workspace root (default: the root).',
+      type: 'string',
+    },
+  },
+} as const;
 
 /** The arguments of `list_dir`. */
 export interface ListDirInput {
@@ -21,11 +25,11 @@ export interface ListDirInput {
 
 /** `list_dir`: the entries of one directory, sorted, one per line, directories ending in `/`. */
 export function listDirTool(settings: WorkspaceSettings): Tool<ListDirInput> {
-  return defineTool({
+  return toolWithSchema<ListDirInput>({
     name: 'list_dir',
     description:
       'List the entries of a directory in the workspace, sorted; directories end with "/".',
-    input,
+    schema: plainToolSchema(input),
     permission: 'read',
     idempotent: true,
     timeoutMs: 10_000,

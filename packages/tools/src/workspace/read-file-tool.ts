@@ -1,6 +1,6 @@
 import type { Tool } from '@mh/core';
-import * as z from 'zod';
-import { defineTool } from '../define-tool.js';
+import { plainToolSchema } from '../plain-object-schema.js';
+import { toolWithSchema } from '../tool-with-schema.js';
 import { formatBytes, readTextFile } from './text-file.js';
 import { openInside } from './verified-open.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
@@ -8,16 +8,26 @@ import type { WorkspaceSettings } from './workspace-settings.js';
 /** Lines returned when the model gives no `limit`. */
 const DEFAULT_LINE_LIMIT = 2_000;
 
-const input = z.object({
-  path: z.string().describe('File path, relative to the workspace root.'),
-  offset: z.number().int().min(1).optional().describe('First line to read, 1-based (default 1).'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Most lines to read (default ${DEFAULT_LINE_LIMIT}).`),
-});
+// A plain JSON Schema, not zod: loading this tool must not load zod (see plainToolSchema).
+const input = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'File path, relative to the workspace root.' },
+    offset: {
+      description: 'First line to read, 1-based (default 1).',
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+    },
+    limit: {
+      description: `Most lines to read (default ${DEFAULT_LINE_LIMIT}).`,
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+    },
+  },
+  required: ['path'],
+} as const;
 
 /** The arguments of `read_file`. */
 export interface ReadFileInput {
@@ -34,11 +44,11 @@ export interface ReadFileInput {
  * over the size cap are refused with a message saying what to do instead.
  */
 export function readFileTool(settings: WorkspaceSettings): Tool<ReadFileInput> {
-  return defineTool({
+  return toolWithSchema<ReadFileInput>({
     name: 'read_file',
     description:
       'Read a text file in the workspace. Use offset and limit (in lines) for a part of a long file.',
-    input,
+    schema: plainToolSchema(input),
     permission: 'read',
     idempotent: true,
     timeoutMs: 10_000,

@@ -1,0 +1,38 @@
+import type { Permission, Tool, ToolOutput, ToolRunContext, ToolSchema } from '@mh/core';
+
+/** A tool's fields with its schema, already checked (`assertToolFields`) or written by us. */
+export interface ToolFieldsWithSchema<Input> {
+  /** The tool's name. */
+  readonly name: string;
+  /** What the tool does; the model reads it. */
+  readonly description: string;
+  /** The arguments' JSON Schema and parser. */
+  readonly schema: ToolSchema<Input>;
+  /** What the tool may do. */
+  readonly permission: Permission;
+  /** Per-call time limit in milliseconds; none when absent. */
+  readonly timeoutMs?: number;
+  /** True when running twice equals running once. Default false. */
+  readonly idempotent?: boolean;
+  /** Runs the tool with the parsed arguments. */
+  run(input: Input, context: ToolRunContext): ToolOutput | Promise<ToolOutput>;
+}
+
+/**
+ * The frozen `Tool` of `fields`: what `defineTool` makes with a zod schema's `ToolSchema`, and the
+ * built-in tools with a plain JSON Schema's (`plainToolSchema`), which spares them loading zod.
+ */
+export function toolWithSchema<Input>(fields: ToolFieldsWithSchema<Input>): Tool<Input> {
+  const run = fields.run;
+  const tool: Tool<Input> = {
+    name: fields.name,
+    description: fields.description,
+    schema: fields.schema,
+    permission: fields.permission,
+    ...(fields.timeoutMs === undefined ? {} : { timeoutMs: fields.timeoutMs }),
+    idempotent: fields.idempotent ?? false,
+    // Wrapped in an async function so a synchronous throw becomes a rejected promise.
+    run: async (input, context) => run(input, context),
+  };
+  return Object.freeze(tool);
+}
