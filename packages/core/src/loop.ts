@@ -9,7 +9,8 @@ import { checkLoopOptions, type LoopOptions } from './loop-options.js';
 import { type Message, messageText, newMessageId, toolUsesOf } from './messages.js';
 import { streamModelCall, usageAttributes } from './model-call.js';
 import { defaultPricing } from './pricing.js';
-import type { ModelRequest, StopReason } from './provider.js';
+import type { StopReason } from './provider.js';
+import { requestSnapshot } from './request-snapshot.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { recordFailure } from './span-failure.js';
@@ -73,7 +74,9 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
       })
     : undefined;
   const initial = repairHistory(options.history, { reason: 'interrupted' });
-  const history: Message[] = initial.history;
+  // Only appended to: a rewrite (compaction, repair) assigns a new array, so a request taken as a
+  // snapshot of it (`requestSnapshot`) keeps what it was sent without copying the history per turn.
+  let history: Message[] = initial.history;
   const repairs: HistoryRepair[] = [...initial.repairs];
   const compactions: CompactionRecord[] = [];
   // Ids of the messages this run added (its prompt first), to find them again after a compaction
@@ -103,7 +106,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     // messages by streamModelCall, tool results by runToolBatch.
     const reason = status === 'error' ? 'interrupted' : 'cancelled';
     const repaired = repairPairs(history, { reason });
-    if (repaired.repairs.length > 0) history.splice(0, history.length, ...repaired.history);
+    if (repaired.repairs.length > 0) history = repaired.history;
     options.onSettled?.(history, status);
     return repaired.repairs;
   };
@@ -157,7 +160,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
                 if (record.summaryMessageId && record.foldedMessageIds.some((id) => added.has(id)))
                   added.add(record.summaryMessageId);
               }
-              history.splice(0, history.length, ...step.history);
+              history = step.history.slice();
             }
             await options.hooks?.compacted?.(step.events, history);
             for (const event of step.events) yield event;
@@ -167,15 +170,15 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             break;
           }
         }
-        const request: ModelRequest = {
+        const fields = {
           model: options.model,
           system: options.system,
-          messages: history.slice(),
           tools,
           maxOutputTokens: options.maxOutputTokens,
           temperature: options.temperature,
           stopSequences: options.stopSequences,
         };
+        const request = requestSnapshot(fields, history);
         const call = yield* streamModelCall(request, {
           provider: options.provider,
           run,
@@ -205,7 +208,12 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         }
         const end = call.end;
         // The meter's estimate of the request (incremental), kept with the committed turn.
-        const estimatedTokens = compaction?.meter.observe(request, end.usage);
+        // The history still holds exactly what was sent: measured from it, the request's messages
+        // need no copy (and a provider that changed its copy does not skew the meter).
+        const estimatedTokens = compaction?.meter.observe(
+          { ...fields, messages: history },
+          end.usage,
+        );
         usage = addUsage(usage, end.usage);
         stopReason = end.stopReason;
         const fresh = checker.withFreshToolUseIds(end.message);

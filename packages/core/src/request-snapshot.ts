@@ -1,0 +1,33 @@
+import type { Message } from './messages.js';
+import type { ModelRequest } from './provider.js';
+
+/**
+ * A model request whose `messages` are the messages `history` holds now, copied when first read
+ * (then always the same array, which the reader may change or replace as it could a plain
+ * request's). A provider that never reads them costs no copy of the history.
+ *
+ * The caller's invariant: `history` is only appended to while the request lives — a rewrite
+ * (compaction, repair) puts a new array in its place — so its first `length` messages are what was sent.
+ */
+export function requestSnapshot(
+  fields: Omit<ModelRequest, 'messages'>,
+  history: readonly Message[],
+): ModelRequest {
+  const length = history.length;
+  let messages: readonly Message[] | undefined;
+  return {
+    model: fields.model,
+    system: fields.system,
+    get messages(): readonly Message[] {
+      messages ??= history.slice(0, length);
+      return messages;
+    },
+    set messages(value: readonly Message[]) {
+      messages = value;
+    },
+    tools: fields.tools,
+    maxOutputTokens: fields.maxOutputTokens,
+    temperature: fields.temperature,
+    stopSequences: fields.stopSequences,
+  };
+}
