@@ -1,3 +1,4 @@
+import { isAppendOnly } from './append-only.js';
 import type { Message } from './messages.js';
 import type { JsonSchema, ModelRequest } from './provider.js';
 import { estimateMessageTokens, estimateTokens } from './tokens.js';
@@ -32,6 +33,11 @@ interface Baseline {
    * meter's own copy: the next baseline extends it in place when its request only appended.
    */
   readonly messages: Message[];
+  /**
+   * The append-only array (`markAppendOnly`) `messages` were read from, if any: while it grows,
+   * `messages` stays its prefix without checking.
+   */
+  readonly source?: readonly Message[];
   /** Estimated tokens of `messages` alone. */
   readonly messageTokens: number;
   readonly system?: string;
@@ -53,7 +59,8 @@ interface Baseline {
  * Its figures equal estimating every request from scratch, but cost only what changed: each
  * message is estimated once (messages are immutable, so it is cached by identity), and a request
  * that extends the last measured one adds the new messages to its running total. A compaction
- * (trimmed or summarised messages are new objects) costs one pass over cached figures.
+ * (trimmed or summarised messages are new objects) costs one pass over cached figures. A
+ * history marked `markAppendOnly` (the loop's) is not even compared again: only its new messages are read.
  */
 export class ContextMeter {
   #realSum = 0;
@@ -78,7 +85,7 @@ export class ContextMeter {
    */
   observe(request: ModelRequest, usage: Usage): number {
     const base = this.#baseline;
-    const grows = base !== undefined && isPrefix(base.messages, request.messages);
+    const grows = base !== undefined && startsWithBaseline(base, request.messages);
     const messageTokens = grows
       ? base.messageTokens + this.#sum(request.messages, base.messages.length)
       : this.#sum(request.messages, 0);
@@ -103,6 +110,7 @@ export class ContextMeter {
       tokens: real,
       estimated,
       messages,
+      source: appendOnlySource(request.messages),
       messageTokens,
       system: request.system,
       toolsKey: key,
@@ -138,6 +146,7 @@ export class ContextMeter {
         tokens: previous.promptTokens,
         estimated: previous.estimatedTokens,
         messages: request.messages.slice(),
+        source: appendOnlySource(request.messages),
         messageTokens: this.#sum(request.messages, 0),
         system: request.system,
         toolsKey: toolsKey(request),
@@ -155,7 +164,7 @@ export class ContextMeter {
     const calibration = this.calibration;
     const base = this.#baseline;
     if (base && base.system === request.system && base.toolsKey === toolsKey(request)) {
-      const delta = isPrefix(base.messages, request.messages)
+      const delta = startsWithBaseline(base, request.messages)
         ? this.#sum(request.messages, base.messages.length)
         : this.#requestTokens(request) - base.estimated;
       return {
@@ -247,6 +256,16 @@ function clampRatio(real: number, estimated: number): number {
 
 function toolsKey(request: ModelRequest): string {
   return request.tools.map((tool) => tool.name).join('\u0000');
+}
+
+/** Whether `messages` starts with the baseline's messages (checked only when it must be). */
+function startsWithBaseline(base: Baseline, messages: readonly Message[]): boolean {
+  if (base.source === messages) return messages.length >= base.messages.length;
+  return isPrefix(base.messages, messages);
+}
+
+function appendOnlySource(messages: readonly Message[]): readonly Message[] | undefined {
+  return isAppendOnly(messages) ? messages : undefined;
 }
 
 function isPrefix(prefix: readonly Message[], messages: readonly Message[]): boolean {

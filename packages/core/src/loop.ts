@@ -1,3 +1,4 @@
+import { markAppendOnly } from './append-only.js';
 import { systemClock } from './clock.js';
 import type { CompactionRecord } from './compaction-record.js';
 import { compactionStep, setupCompaction } from './compaction-step.js';
@@ -75,8 +76,9 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     : undefined;
   const initial = repairHistory(options.history, { reason: 'interrupted' });
   // Only appended to: a rewrite (compaction, repair) assigns a new array, so a request taken as a
-  // snapshot of it (`requestSnapshot`) keeps what it was sent without copying the history per turn.
-  let history: Message[] = initial.history;
+  // snapshot of it (`requestSnapshot`) keeps what it was sent without copying the history per turn,
+  // and the meter reads only the messages added since it last measured it.
+  let history: Message[] = markAppendOnly(initial.history);
   const repairs: HistoryRepair[] = [...initial.repairs];
   const compactions: CompactionRecord[] = [];
   // Ids of the messages this run added (its prompt first), to find them again after a compaction
@@ -106,7 +108,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     // messages by streamModelCall, tool results by runToolBatch.
     const reason = status === 'error' ? 'interrupted' : 'cancelled';
     const repaired = repairPairs(history, { reason });
-    if (repaired.repairs.length > 0) history = repaired.history;
+    if (repaired.repairs.length > 0) history = markAppendOnly(repaired.history);
     options.onSettled?.(history, status);
     return repaired.repairs;
   };
@@ -160,7 +162,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
                 if (record.summaryMessageId && record.foldedMessageIds.some((id) => added.has(id)))
                   added.add(record.summaryMessageId);
               }
-              history = step.history.slice();
+              history = markAppendOnly(step.history.slice());
             }
             await options.hooks?.compacted?.(step.events, history);
             for (const event of step.events) yield event;
