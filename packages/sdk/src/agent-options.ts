@@ -22,7 +22,7 @@ import {
   validateLimits,
   ZERO_USAGE,
 } from '@mh/core';
-import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools';
+import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { InjectionDefenseOptions } from './injection-defense.js';
 import type { AgentSession } from './session-binding.js';
 

@@ -57,7 +57,7 @@ export {
   ToolExecutor,
   ToolRegistry,
   workspaceTools,
-} from '@mh/tools';
+} from '@mh/tools/zod-free';
 export { Agent } from './agent.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
 export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';

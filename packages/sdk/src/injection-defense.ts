@@ -9,7 +9,7 @@ import {
   type ToolExecutor as ToolExecutorPort,
   type ToolResultBlock,
 } from '@mh/core';
-import { fenceToolResult, SpotlightingExecutor, unfenceToolResult } from '@mh/tools';
+import { fenceToolResult, SpotlightingExecutor, unfenceToolResult } from '@mh/tools/zod-free';
 
 /** Settings of the prompt-injection defence (`AgentOptions.injectionDefense`). */
 export interface InjectionDefenseOptions {
