@@ -172,15 +172,17 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
             break;
           }
         }
-        const fields = {
-          model: options.model,
-          system: options.system,
-          tools,
-          maxOutputTokens: options.maxOutputTokens,
-          temperature: options.temperature,
-          stopSequences: options.stopSequences,
-        };
-        const request = requestSnapshot(fields, history);
+        const request = requestSnapshot(
+          {
+            model: options.model,
+            system: options.system,
+            tools,
+            maxOutputTokens: options.maxOutputTokens,
+            temperature: options.temperature,
+            stopSequences: options.stopSequences,
+          },
+          history,
+        );
         const call = yield* streamModelCall(request, {
           provider: options.provider,
           run,
@@ -213,7 +215,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         // The history still holds exactly what was sent: measured from it, the request's messages
         // need no copy (and a provider that changed its copy does not skew the meter).
         const estimatedTokens = compaction?.meter.observe(
-          { ...fields, messages: history },
+          { model: options.model, system: options.system, tools, messages: history },
           end.usage,
         );
         usage = addUsage(usage, end.usage);
