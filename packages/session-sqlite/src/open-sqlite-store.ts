@@ -1,22 +1,25 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
-import { openSqliteBackend } from './sqlite-backend.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
+import { SqliteThread } from './sqlite-thread.js';
 import { SessionFileError } from './store-errors.js';
 
 /** Options of `openSqliteStore`. */
 export interface SqliteStoreOptions {
   /**
    * How long a write waits for another connection's lock before failing with
-   * `SessionStoreBusyError`, in ms (default 5000). The wait blocks the event loop.
+   * `SessionStoreBusyError`, in ms (default 5000). The wait happens on the store's own thread.
    */
   readonly busyTimeoutMs?: number;
   /** The clock for timestamps, ms since epoch (default `Date.now`). */
   readonly now?: () => number;
   /** Mints ids for sessions created without one (default `ses_…`). */
   readonly newSessionId?: () => string;
-  /** Called after every SQL statement the store runs, with its text (for debugging and tests). */
+  /**
+   * Called after every SQL statement the store runs, with its text (for debugging and tests). The
+   * store's thread waits for it to return before it runs the next statement, so it slows writes.
+   */
   readonly onQuery?: (sql: string) => void;
 }
 
@@ -95,8 +98,8 @@ export async function openSqliteStore(
     }
   }
   refuseReadOnly(path);
-  const backend = await openSqliteBackend(path, busyTimeoutMs, options.onQuery);
-  return new SqliteSessionStore(backend, {
+  const thread = await SqliteThread.start(path, busyTimeoutMs, options.onQuery);
+  return new SqliteSessionStore(thread, {
     ...(options.now ? { now: options.now } : {}),
     ...(options.newSessionId ? { newSessionId: options.newSessionId } : {}),
   });

@@ -13,29 +13,10 @@ import {
   type SessionStore,
   type ToolResultBlock,
 } from '@mh/core';
-import type { Kysely } from 'kysely';
-import { checkBranchName, headOf, makeCurrent, startBranch } from './branch-ops.js';
-import { commitTurn, prepareTurn } from './commit-turn.js';
-import { toHex } from './content-hash.js';
-import { loadChain, loadState } from './load-branch.js';
-import { insertSession, removeSession, sessionInfos } from './session-ops.js';
-import {
-  branchRows,
-  requireBranch,
-  requireCheckpoint,
-  requireSession,
-  type SessionRow,
-} from './session-rows.js';
-import type { StoreBackend } from './store-backend.js';
-import type { StoreDatabase } from './store-database.js';
-import {
-  checkCallId,
-  checkJournaledAssistant,
-  checkJournaledResult,
-  markCall,
-  readPendingTurn,
-  writePendingTurn,
-} from './turn-journal.js';
+import { checkBranchName } from './branch-ops.js';
+import { prepareTurn } from './commit-turn.js';
+import type { OpArgs, OpResult, StoreOp, StoreRunner } from './store-ops.js';
+import { checkCallId, checkJournaledAssistant, checkJournaledResult } from './turn-journal.js';
 
 /** Injected behaviour of a store. */
 export interface SessionStoreHooks {
@@ -57,24 +38,22 @@ const defaultHooks: SessionStoreHooks = {
  * behind `StoreBackend`; `SqliteSessionStore` and `PostgresSessionStore` are the two engines.
  */
 export class SqlSessionStore implements SessionStore {
-  readonly #backend: StoreBackend;
+  readonly #runner: StoreRunner;
   readonly #hooks: SessionStoreHooks;
   #closed = false;
 
-  /** Wraps an open backend; `openSqliteStore` and `openPostgresStore` are the ways to get one. */
-  constructor(backend: StoreBackend, hooks: Partial<SessionStoreHooks> = {}) {
-    this.#backend = backend;
+  /**
+   * Wraps an open engine's operations; `openSqliteStore` and `openPostgresStore` are the ways to
+   * get one.
+   */
+  constructor(runner: StoreRunner, hooks: Partial<SessionStoreHooks> = {}) {
+    this.#runner = runner;
     this.#hooks = { ...defaultHooks, ...hooks };
   }
 
-  #write<T>(work: (db: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+  #run<K extends StoreOp>(op: K, args: OpArgs<K>): Promise<OpResult<K>> {
     this.#assertOpen();
-    return this.#backend.write(work);
-  }
-
-  #read<T>(work: (db: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
-    this.#assertOpen();
-    return this.#backend.read(work);
+    return this.#runner.run(op, args);
   }
 
   #assertOpen(): void {
@@ -95,32 +74,28 @@ export class SqlSessionStore implements SessionStore {
       throw new ConfigError('title', 'expected a string');
     }
     const now = this.#hooks.now();
-    return await this.#write((db) => insertSession(db, id, options.title, now));
+    return await this.#run('createSession', { id, title: options.title, now });
   }
 
   /** The session, or undefined. */
   async getSession(sessionId: string): Promise<SessionInfo | undefined> {
-    return (await this.#read((db) => sessionInfos(db, sessionId)))[0];
+    return await this.#run('getSession', { sessionId });
   }
 
   /** Every session, most recently updated first. */
   async listSessions(): Promise<SessionInfo[]> {
-    return await this.#read((db) => sessionInfos(db));
+    return await this.#run('listSessions', {});
   }
 
   /** Deletes a session and the message bodies no other session uses, then frees their pages. */
   async deleteSession(sessionId: string): Promise<void> {
-    await this.#write((db) => removeSession(db, sessionId));
-    await this.#backend.reclaimSpace();
+    await this.#run('deleteSession', { sessionId });
+    await this.#runner.reclaimSpace();
   }
 
   /** Loads a branch (default: current) with its full history, in one snapshot. */
   async load(sessionId: string, branch?: string): Promise<SessionState> {
-    return await this.#read(async (db) => {
-      const session = await requireSession(db, sessionId);
-      const row = await requireBranch(db, session, branch ?? session.current_branch);
-      return await loadState(db, session, row);
-    });
+    return await this.#run('load', { sessionId, branch });
   }
 
   /**
@@ -134,30 +109,17 @@ export class SqlSessionStore implements SessionStore {
     options: CommitOptions,
   ): Promise<Checkpoint> {
     const prepared = prepareTurn(sessionId, turn, options?.expectedHead, options?.branch);
-    const now = this.#hooks.now();
-    return await this.#write((db) => commitTurn(db, prepared, now));
+    return await this.#run('commit', { prepared, now: this.#hooks.now() });
   }
 
   /** The checkpoints of a branch (default: current), root first. */
   async listCheckpoints(sessionId: string, branch?: string): Promise<Checkpoint[]> {
-    return await this.#read(async (db) => {
-      const session = await requireSession(db, sessionId);
-      const row = await requireBranch(db, session, branch ?? session.current_branch);
-      return (await loadChain(db, session.id, row.head_seq)).checkpoints;
-    });
+    return await this.#run('listCheckpoints', { sessionId, branch });
   }
 
   /** The branches of a session, by name. */
   async listBranches(sessionId: string): Promise<BranchInfo[]> {
-    return await this.#read(async (db) => {
-      const session = await requireSession(db, sessionId);
-      return (await branchRows(db, session.seq)).map((row) => ({
-        name: row.name,
-        head: row.head_id === null ? null : toHex(row.head_id),
-        turns: row.head_turn ?? 0,
-        updatedAt: row.updated_at,
-      }));
-    });
+    return await this.#run('listBranches', { sessionId });
   }
 
   /** Starts `newBranch` at a checkpoint of the session (null: empty) and makes it current. */
@@ -167,38 +129,23 @@ export class SqlSessionStore implements SessionStore {
     newBranch: string,
   ): Promise<SessionState> {
     checkBranchName(newBranch, 'newBranch');
-    return await this.#switch(sessionId, newBranch, async (db, session) => {
-      const at = checkpointId === null ? null : await requireCheckpoint(db, session, checkpointId);
-      return await startBranch(db, session, newBranch, at, this.#hooks.now());
+    return await this.#run('rewind', {
+      sessionId,
+      checkpointId,
+      newBranch,
+      now: this.#hooks.now(),
     });
   }
 
   /** Starts `newBranch` at the head of `fromBranch` (default: current) and makes it current. */
   async fork(sessionId: string, newBranch: string, fromBranch?: string): Promise<SessionState> {
     checkBranchName(newBranch, 'newBranch');
-    return await this.#switch(sessionId, newBranch, async (db, session) => {
-      const at = await headOf(db, session, fromBranch ?? session.current_branch);
-      return await startBranch(db, session, newBranch, at, this.#hooks.now());
-    });
+    return await this.#run('fork', { sessionId, newBranch, fromBranch, now: this.#hooks.now() });
   }
 
   /** Makes an existing branch current. */
   async switchBranch(sessionId: string, branch: string): Promise<SessionState> {
-    return await this.#switch(sessionId, branch, async (db, session) => {
-      await requireBranch(db, session, branch);
-      return await makeCurrent(db, session, branch, this.#hooks.now());
-    });
-  }
-
-  #switch(
-    sessionId: string,
-    branch: string,
-    change: (db: Kysely<StoreDatabase>, session: SessionRow) => Promise<SessionRow>,
-  ): Promise<SessionState> {
-    return this.#write(async (db) => {
-      const session = await change(db, await requireSession(db, sessionId));
-      return await loadState(db, session, await requireBranch(db, session, branch));
-    });
+    return await this.#run('switchBranch', { sessionId, branch, now: this.#hooks.now() });
   }
 
   /**
@@ -213,9 +160,8 @@ export class SqlSessionStore implements SessionStore {
     assistant: Message,
   ): Promise<void> {
     const callIds = checkJournaledAssistant(assistant);
-    const now = this.#hooks.now();
     const target = { sessionId, branch, baseHead };
-    await this.#write((db) => writePendingTurn(db, target, assistant, callIds, now));
+    await this.#run('journalTurn', { target, assistant, callIds, now: this.#hooks.now() });
   }
 
   /**
@@ -224,7 +170,7 @@ export class SqlSessionStore implements SessionStore {
    */
   async journalStart(sessionId: string, branch: string, callId: string): Promise<void> {
     checkCallId(callId);
-    await this.#write((db) => markCall(db, { sessionId, branch }, callId, undefined));
+    await this.#run('markCall', { sessionId, branch, callId, result: undefined });
   }
 
   /** Durably records a call's result; `SessionConflictError` like `journalStart`. */
@@ -236,14 +182,12 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<void> {
     checkCallId(callId);
     checkJournaledResult(callId, result);
-    await this.#write((db) => markCall(db, { sessionId, branch }, callId, result));
+    await this.#run('markCall', { sessionId, branch, callId, result });
   }
 
   /** The branch's pending turn, or undefined. */
   async pendingTurn(sessionId: string, branch: string): Promise<PendingTurn | undefined> {
-    return await this.#read(async (db) =>
-      readPendingTurn(db, await requireSession(db, sessionId), branch),
-    );
+    return await this.#run('pendingTurn', { sessionId, branch });
   }
 
   /** Throws a `ConfigError` once the store is closed (for engine-specific methods). */
@@ -255,6 +199,6 @@ export class SqlSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#backend.close();
+    await this.#runner.close();
   }
 }

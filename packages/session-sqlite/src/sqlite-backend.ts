@@ -12,19 +12,15 @@ import {
   sql,
   type TransactionSettings,
 } from 'kysely';
-import { FileWriteLock } from './file-write-lock.js';
 import { MIGRATION_NAMES, migrationProvider } from './migrations.js';
 import { loadOptionalPeer } from './optional-peer.js';
-import { checkSqliteHeader } from './sqlite-header.js';
+import { APPLICATION_ID, checkSqliteHeader } from './sqlite-header.js';
 import type { SchemaTypes, StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
 import { SessionFileError, SessionStoreBusyError } from './store-errors.js';
 
 // Every SQLite-specific statement of the store is in this file: pragmas, BEGIN IMMEDIATE, the
 // inspection of foreign files and the error codes. The store logic itself is plain kysely.
-
-/** `PRAGMA application_id` of our files: "mhss" in ASCII, so `file(1)` and we can tell them. */
-export const APPLICATION_ID = 0x6d687373;
 
 /** The durability settings in force on a connection, as SQLite reports them. */
 export interface SqliteDurability {
@@ -159,25 +155,37 @@ function inspect(Database: DatabaseClass, path: string, busyTimeoutMs: number): 
   }
 }
 
-/** The SQLite implementation of the store's backend: one better-sqlite3 connection. */
+/** How one write of a batch ended. */
+export type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** A write's error made SQLite abandon the batch's transaction (`cause`). */
+class BatchLostError extends Error {
+  readonly lost: unknown;
+  constructor(lost: unknown) {
+    super('the batch transaction was abandoned');
+    this.lost = lost;
+  }
+}
+
+/**
+ * The SQLite implementation of the store's backend: one better-sqlite3 connection. Its calls
+ * block the thread they run on; `SqliteThread` runs it on a thread of its own.
+ */
 export class SqliteBackend implements StoreBackend {
   /** The kysely instance over the connection. */
   readonly db: Kysely<StoreDatabase>;
   readonly #database: Database.Database;
   readonly #path: string;
   readonly #busyTimeoutMs: number;
-  readonly #lock: FileWriteLock;
 
   constructor(
     database: Database.Database,
     path: string,
-    lock: FileWriteLock,
     busyTimeoutMs: number,
     onQuery?: (sql: string) => void,
   ) {
     this.#database = database;
     this.#path = path;
-    this.#lock = lock;
     this.#busyTimeoutMs = busyTimeoutMs;
     this.db = new Kysely<StoreDatabase>({
       dialect: new ImmediateSqliteDialect(database),
@@ -188,10 +196,54 @@ export class SqliteBackend implements StoreBackend {
   /** Runs `work` under `BEGIN IMMEDIATE`. */
   async write<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
     try {
-      return await this.#lock.run(() => this.db.transaction().execute(work));
+      return await this.db.transaction().execute(work);
     } catch (error) {
       throw this.#translate(error);
     }
+  }
+
+  /**
+   * Runs several writes in ONE `BEGIN IMMEDIATE` transaction, each in a savepoint of its own, and
+   * commits them together: one fsync for all (group commit). A write that throws is rolled back
+   * to its savepoint alone and gets its error; the others still commit. When the transaction
+   * itself fails (the lock, the commit, or an error that made SQLite abandon the transaction)
+   * every write of the batch gets that error: none of it landed. One write runs as `write` does.
+   */
+  async writeBatch(
+    works: readonly ((trx: Kysely<StoreDatabase>) => Promise<unknown>)[],
+  ): Promise<Settled[]> {
+    if (works.length === 1 && works[0]) {
+      try {
+        return [{ ok: true, value: await this.write(works[0]) }];
+      } catch (error) {
+        return [{ ok: false, error }];
+      }
+    }
+    const settled: Settled[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const [index, work] of works.entries()) {
+          const savepoint = `batch_${index}`;
+          await sql.raw(`savepoint ${savepoint}`).execute(trx);
+          try {
+            const value = await work(trx);
+            await sql.raw(`release ${savepoint}`).execute(trx);
+            settled.push({ ok: true, value });
+          } catch (error) {
+            // SQLite abandons the whole transaction on some errors (a full disk, an I/O error):
+            // then the writes before this one are gone too, and none may be reported as done.
+            if (!this.#database.inTransaction) throw new BatchLostError(error);
+            await sql.raw(`rollback to ${savepoint}`).execute(trx);
+            await sql.raw(`release ${savepoint}`).execute(trx);
+            settled.push({ ok: false, error: this.#translate(error) });
+          }
+        }
+      });
+    } catch (error) {
+      const lost = this.#translate(error instanceof BatchLostError ? error.lost : error);
+      return works.map(() => ({ ok: false, error: lost }));
+    }
+    return settled;
   }
 
   /** Runs `work` in a deferred (read) transaction: one snapshot of the WAL. */
@@ -222,7 +274,6 @@ export class SqliteBackend implements StoreBackend {
 
   /** Closes the connection. */
   async close(): Promise<void> {
-    this.#lock.release();
     await this.db.destroy();
   }
 
@@ -233,11 +284,7 @@ export class SqliteBackend implements StoreBackend {
   }
 
   /** Brings the schema up to date under the write lock, so concurrent openers migrate once. */
-  async migrate(): Promise<void> {
-    await this.#lock.run(() => this.#migrate());
-  }
-
-  #migrate(): Promise<void> {
+  migrate(): Promise<void> {
     return this.db.connection().execute(async (connection) => {
       await sql`begin immediate`.execute(connection);
       try {
@@ -290,13 +337,7 @@ export async function openSqliteBackend(
     if (database.pragma('synchronous', { simple: true }) !== 2) {
       throw new HarnessError(`${path}: SQLite refused synchronous = FULL`);
     }
-    const backend = new SqliteBackend(
-      database,
-      path,
-      FileWriteLock.acquire(path),
-      busyTimeoutMs,
-      onQuery,
-    );
+    const backend = new SqliteBackend(database, path, busyTimeoutMs, onQuery);
     try {
       if (verdict !== 'current') await backend.migrate();
     } catch (error) {

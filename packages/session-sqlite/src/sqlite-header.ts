@@ -1,6 +1,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { SessionFileError } from './store-errors.js';
 
+/** `PRAGMA application_id` of our files: "mhss" in ASCII, so `file(1)` and we can tell them. */
+export const APPLICATION_ID = 0x6d687373;
+
 const MAGIC = 'SQLite format 3\u0000';
 const HEADER_BYTES = 100;
 

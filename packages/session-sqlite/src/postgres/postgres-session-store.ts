@@ -1,4 +1,5 @@
 import { type SessionStoreHooks, SqlSessionStore } from '../sql-session-store.js';
+import { backendRunner } from '../store-ops.js';
 import type { PostgresBackend, PostgresSettings } from './postgres-backend.js';
 
 /**
@@ -13,7 +14,7 @@ export class PostgresSessionStore extends SqlSessionStore {
 
   /** Wraps an open backend; `openPostgresStore` is the way to get one. */
   constructor(backend: PostgresBackend, hooks: Partial<SessionStoreHooks> = {}) {
-    super(backend, hooks);
+    super(backendRunner(backend), hooks);
     this.#backend = backend;
   }
 
