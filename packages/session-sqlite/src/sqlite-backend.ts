@@ -7,6 +7,7 @@ import {
   type Driver,
   Kysely,
   Migrator,
+  type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
   sql,
@@ -47,12 +48,38 @@ function readOnlyError(path: string, error: unknown): SessionFileError | undefin
   return new SessionFileError(path, 'read-only', detail, { cause: error });
 }
 
+/** How many prepared statements a connection keeps (the store runs a few dozen distinct ones). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The connection as kysely's driver sees it, preparing each SQL text once: the driver prepares
+ * a statement for every query it runs, and SQLite parsing and planning the same text again was
+ * a good part of a commit's cost. Least recently used texts go first (`IN` lists vary in length).
+ */
+function cachingStatements(database: Database.Database): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (text: string) => {
+      let statement = cache.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      } else {
+        cache.delete(text);
+      }
+      cache.set(text, statement);
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
+}
+
 /** kysely's SQLite driver always sends a plain (deferred) `begin`; writers need the lock first. */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #database: Database.Database;
 
   constructor(database: Database.Database) {
-    super({ database });
+    super({ database: cachingStatements(database) });
     this.#database = database;
   }
 
