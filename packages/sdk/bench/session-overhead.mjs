@@ -8,10 +8,11 @@
 //    one transaction and one fsync per commit.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt, the tool turn and the answer
-//    are committed (and the call journaled). Per-step ms over steps 1–10, 11–20 and 991–1000 of a
-//    1000-step session (BENCH_STEPS), median of BENCH_REPEATS runs. Floor: a hand-written loop over
-//    the same scripted model with raw better-sqlite3, one transaction (one fsync) per commit the
-//    Agent makes.
+//    are committed and the call journaled (before the tools, at its start, at its end): six
+//    durable writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
+//    (BENCH_STEPS), median of BENCH_REPEATS runs, and the store calls a step makes. Floor: a
+//    hand-written loop over the same scripted model with raw better-sqlite3 making the same six
+//    writes, each one transaction (one fsync).
 // 3. Event loop: A agents (1, 10, 100) on one file, sharing one store, each on its own session,
 //    all running BENCH_LOOP_STEPS steps (default 20) at once; the model's events each wait for a
 //    1 ms timer, as network I/O would. The maximum lateness of a 1 ms interval timer (what a tool
@@ -85,17 +86,31 @@ function rawDatabase(path) {
   db.pragma('synchronous = FULL');
   db.exec(
     'create table turns (seq integer primary key, session text, parent integer, meta text);' +
-      'create table bodies (seq integer primary key, turn integer, body text)',
+      'create table bodies (seq integer primary key, turn integer, body text);' +
+      'create table pending (session text primary key, assistant text, started integer, result text)',
   );
   const turn = db.prepare('insert into turns (session, parent, meta) values (?, ?, ?)');
   const body = db.prepare('insert into bodies (turn, body) values (?, ?)');
+  const clear = db.prepare('delete from pending where session = ?');
   // One transaction, one fsync: a checkpoint row and the message bodies of the turn.
   const commit = db.transaction((session, parent, messages) => {
     const { lastInsertRowid } = turn.run(session, parent, '{}');
     for (const message of messages) body.run(lastInsertRowid, JSON.stringify(message));
+    clear.run(session);
     return Number(lastInsertRowid);
   });
-  return { db, commit };
+  // The journal of a turn's calls, each write its own transaction (one fsync), as the Agent's.
+  const journalTurn = db.prepare(
+    'insert or replace into pending (session, assistant, started) values (?, ?, 0)',
+  );
+  const journalStart = db.prepare('update pending set started = 1 where session = ?');
+  const journalEnd = db.prepare('update pending set result = ? where session = ?');
+  const journal = {
+    turn: (session, assistant) => journalTurn.run(session, JSON.stringify(assistant)),
+    start: (session) => journalStart.run(session),
+    end: (session, result) => journalEnd.run(JSON.stringify(result), session),
+  };
+  return { db, commit, journal };
 }
 
 /** 1. Latency of `store.commit` and of the raw floor, in ms per commit. */
@@ -129,9 +144,31 @@ async function commitLatency() {
   };
 }
 
+/** Store calls the Agent made, by method: what one step asks of the store. */
+const storeCalls = {};
+
+/** Counts the store's calls by method, keeping the store as it is. */
+function counted(store) {
+  for (const method of [
+    'commit',
+    'journalTurn',
+    'journalStart',
+    'journalEnd',
+    'load',
+    'pendingTurn',
+  ]) {
+    const call = store[method].bind(store);
+    store[method] = (...args) => {
+      storeCalls[method] = (storeCalls[method] ?? 0) + 1;
+      return call(...args);
+    };
+  }
+  return store;
+}
+
 /** Per-step ms of the Agent with a session, in windows of 10 steps. */
 async function agentSteps(steps) {
-  const store = await openSqliteStore(freshPath());
+  const store = counted(await openSqliteStore(freshPath()));
   const agent = new Agent({
     provider: provider(),
     model: MODEL,
@@ -174,15 +211,19 @@ async function floorSteps(steps) {
         if (event.type === 'message-end') end = event;
       history.push(end.message);
       const content = [];
-      for (const block of end.message.content) {
-        if (block.type !== 'tool_use') continue;
+      const calls = end.message.content.filter((block) => block.type === 'tool_use');
+      if (calls.length > 0) raw.journal.turn('s', end.message);
+      for (const block of calls) {
+        raw.journal.start('s');
         const out = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
-        content.push({
+        const result = {
           type: 'tool_result',
           toolUseId: block.id,
           content: [{ type: 'text', text: out }],
           isError: false,
-        });
+        };
+        raw.journal.end('s', result);
+        content.push(result);
       }
       if (content.length === 0) {
         parent = raw.commit('s', parent, [end.message]);
@@ -271,6 +312,10 @@ async function main() {
   }
   const growth = median(ours.map((times) => windowMs(times, STEPS - 10) / windowMs(times, 10)));
   console.log(`   last/second window: ${growth.toFixed(2)} (flat is about 1)`);
+  const perStep = Object.entries(storeCalls)
+    .map(([method, calls]) => `${method} ${(calls / (STEPS * REPEATS)).toFixed(1)}`)
+    .join(', ');
+  console.log(`   store calls per step: ${perStep}`);
 
   console.log(`3. agents at once on one file, ${LOOP_STEPS} steps each:`);
   console.log('   agents   max timer lateness ms   loop delay p99 ms   commits/s');
