@@ -44,15 +44,22 @@ describe('mh --record / --replay', () => {
     expect(replay.stderr).toContain(`(replayed ${cassette}: no drift)`);
   });
 
-  it('serves recorded tool results: a file deleted since recording is still "read"', async () => {
+  it('runs read tools again: a file changed since recording is a drift at toolCalls.<id>.result (exit 3)', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'notes.txt'), 'order number A-1234\n');
     const { cassette, run } = await record('Read notes.txt please', ['--root', root]);
     expect(run.stdout).toContain('A-1234');
-    rmSync(join(root, 'notes.txt'));
+    const same = await runCli(['--replay', cassette, '--root', root, 'Read notes.txt please']);
+    expect([same.code, same.stdout]).toEqual([0, run.stdout]);
+    expect(same.stderr).toContain('no drift');
+    writeFileSync(join(root, 'notes.txt'), 'order number A-9999\n');
     const replay = await runCli(['--replay', cassette, '--root', root, 'Read notes.txt please']);
-    expect(replay.code).toBe(0);
+    expect(replay.code).toBe(3);
+    // The recorded result is still what the model reads, so the answer is the recorded one.
     expect(replay.stdout).toBe(run.stdout);
+    expect(replay.stderr).toMatch(
+      /\(read_file\) ran live and returned another result at character \d+: recorded ".*A-1234.*", now ".*A-9999.*"/,
+    );
   });
 
   it('names the system field and exits 3 when the system prompt changed', async () => {

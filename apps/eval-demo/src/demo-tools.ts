@@ -17,7 +17,8 @@ export const SETTINGS: Readonly<Record<string, string>> = {
   timeout: 'config/http.json: "timeoutMs": 30000',
 };
 
-function describeOrder(id: string): string {
+/** What `lookup_order` answers for an order id; throws for an unknown id. */
+export function describeOrder(id: string): string {
   const order = ORDERS[id];
   if (!order) throw new Error(`no order ${id}`);
   return `${id}: status ${order.status}, ${order.items} item(s), total ${order.total}, customer ${order.customer}`;
@@ -27,7 +28,7 @@ function describeOrder(id: string): string {
  * `lookup_order`. Harness v1 names its argument `id`; v2 renames it `order_id` (the regression the
  * demo's comparison catches: the model keeps sending `id`).
  */
-function lookupOrder(argument: 'id' | 'order_id'): Tool {
+function lookupOrder(argument: 'id' | 'order_id', describe: (id: string) => string): Tool {
   const input =
     argument === 'id'
       ? z.object({ id: z.string().describe('Order id, e.g. ORD-1234') })
@@ -38,7 +39,7 @@ function lookupOrder(argument: 'id' | 'order_id'): Tool {
     input,
     permission: 'read',
     idempotent: true,
-    run: (args) => describeOrder((args as Record<string, string>)[argument] ?? ''),
+    run: (args) => describe((args as Record<string, string>)[argument] ?? ''),
   });
 }
 
@@ -75,11 +76,17 @@ export const HARNESS_VERSIONS = ['v1', 'v2'] as const;
 /** A demo harness version. */
 export type HarnessVersion = (typeof HARNESS_VERSIONS)[number];
 
+/** Changes to the demo tools, for tests that seed a regression in a tool's output. */
+export interface DemoToolOptions {
+  /** What `lookup_order` answers (default `describeOrder`). */
+  readonly describeOrder?: (id: string) => string;
+}
+
 /** The tools of a harness version, in a stable order. */
-export function demoTools(version: HarnessVersion): Tool[] {
+export function demoTools(version: HarnessVersion, options: DemoToolOptions = {}): Tool[] {
   return [
     calculatorTool() as Tool,
-    lookupOrder(version === 'v1' ? 'id' : 'order_id'),
+    lookupOrder(version === 'v1' ? 'id' : 'order_id', options.describeOrder ?? describeOrder),
     findSetting as Tool,
     lookupInvoice as Tool,
     refundOrder as Tool,

@@ -1,5 +1,7 @@
 import { type Cassette, type DriftFinding, openCassette, Report } from '@mh/eval';
+import type { Tool } from '@mh/sdk';
 import { DEMO_CASES } from './demo-cases.js';
+import type { HarnessVersion } from './demo-tools.js';
 import { runCassetteSuite } from './replay-suite.js';
 
 /** Exit codes of the gate: no regression, a regression, no verdict possible. */
@@ -17,6 +19,8 @@ export interface GateOptions {
   readonly updateBaseline?: boolean;
   /** Most infra-attributed runs tolerated, as a share of all runs, before "no verdict" (default 0.5). */
   readonly maxInfraShare?: number;
+  /** The tools of a version (default `demoTools`): a test seeds a regression in a tool here. */
+  readonly tools?: (version: HarnessVersion) => Tool[];
   /** Prints a line of output. */
   readonly out: (line: string) => void;
   /** Prints a line of diagnostics. */
@@ -57,7 +61,11 @@ export async function runGate(options: GateOptions): Promise<number> {
     await cassette.close();
     return GATE_EXIT.noVerdict;
   }
-  const report = await runCassetteSuite(cassette, DEMO_CASES, { repeats, progress: false });
+  const report = await runCassetteSuite(cassette, DEMO_CASES, {
+    repeats,
+    progress: false,
+    ...(options.tools ? { tools: options.tools } : {}),
+  });
   const { drifts, warnings } = await cassette.close();
   await report.save(options.report);
   options.out(report.render());
@@ -114,7 +122,9 @@ function reportDrift(drifts: readonly DriftFinding[], err: (line: string) => voi
     `eval gate: the replay drifted from the recording (${drifts.length} finding(s)): the current code no longer sends what was recorded, so those sessions do not test it`,
   );
   for (const [first, ...more] of [...groups.values()].slice(0, MAX_DRIFT_LINES))
-    err(`  ${first?.message}${more.length > 0 ? ` (and ${more.length} more like it)` : ''}`);
+    err(
+      `  ${first?.message}${first && !first.message.includes(first.path) ? ` [${first.path}]` : ''}${more.length > 0 ? ` (and ${more.length} more like it)` : ''}`,
+    );
   if (groups.size > MAX_DRIFT_LINES) err(`  … ${groups.size - MAX_DRIFT_LINES} more`);
   err(
     'eval gate: if the change is deliberate, record the cassette and baseline again (pnpm --filter @mh/eval-demo record) and commit them',

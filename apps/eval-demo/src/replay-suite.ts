@@ -1,6 +1,6 @@
 import type { Cassette } from '@mh/eval';
 import { type EvalCase, EvalRunner, type EvalRunnerOptions, type Report } from '@mh/eval';
-import { ToolExecutor } from '@mh/sdk';
+import { type Tool, ToolExecutor } from '@mh/sdk';
 import { demoProvider } from './demo-model.js';
 import { demoTools, type HarnessVersion } from './demo-tools.js';
 import { buildDemoAgent } from './harness.js';
@@ -8,14 +8,19 @@ import { buildDemoAgent } from './harness.js';
 /**
  * Runs `cases` through a cassette: in `record` mode around the demo model (and the real tools),
  * in `replay`/`lockdown` mode from the recording alone (no model, recorded tool results), through
- * the current harness code. One provider and one tool executor per (case, repeat).
+ * the current harness code. One provider and one tool executor per (case, repeat). On replay,
+ * `read` tools run live and their results are compared with the recorded ones.
  */
 export function runCassetteSuite(
   cassette: Cassette,
   cases: readonly EvalCase[],
-  options: EvalRunnerOptions & { readonly version?: HarnessVersion } = {},
+  options: EvalRunnerOptions & {
+    readonly version?: HarnessVersion;
+    /** The tools of a version (default `demoTools`); tests pass changed tools. */
+    readonly tools?: (version: HarnessVersion) => Tool[];
+  } = {},
 ): Promise<Report> {
-  const { version = 'v1', ...runnerOptions } = options;
+  const { version = 'v1', tools = demoTools, ...runnerOptions } = options;
   const runner = new EvalRunner(
     (evalCase, { tracer, repeat }) => {
       const key = { case: evalCase.name, repeat };
@@ -23,7 +28,7 @@ export function runCassetteSuite(
       return buildDemoAgent({
         version,
         provider: cassette.provider(inner, key),
-        tools: cassette.tools(new ToolExecutor({ tools: demoTools(version) }), key),
+        tools: cassette.tools(new ToolExecutor({ tools: tools(version) }), key),
         tracer,
       });
     },

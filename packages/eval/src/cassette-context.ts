@@ -8,6 +8,15 @@ export const REPLAY_TIMINGS = ['none', 'recorded'] as const;
 /** `none` serves events at once; `recorded` waits the recorded time before each event. */
 export type ReplayTiming = (typeof REPLAY_TIMINGS)[number];
 
+/** How a replay treats a recorded tool call. */
+export const TOOL_REPLAY_MODES = ['live', 'served'] as const;
+/**
+ * `live`: the call runs again on the current tools and its result is compared with the recorded
+ * one (a difference is a `tool-result` finding); `served`: the recorded result is served and the
+ * tool never runs. By default `read` tools run live and `write`/`exec` tools are served.
+ */
+export type ToolReplayMode = (typeof TOOL_REPLAY_MODES)[number];
+
 /**
  * What the recorder and replayer of one key share with their cassette. Internal: providers and
  * executors get it from `Cassette`, which owns the file and the findings.
@@ -21,6 +30,8 @@ export interface KeyContext {
   readonly strict: boolean;
   /** Pacing of replayed events. */
   readonly timing: ReplayTiming;
+  /** Replay mode per tool name, overriding the default by permission. */
+  readonly toolModes: Readonly<Record<string, ToolReplayMode>>;
   /** Times events (`now`, high resolution) and paces replays (`sleep`). */
   readonly clock: Clock;
   /** The key's recorded requests by index (empty when recording). */

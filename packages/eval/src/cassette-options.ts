@@ -1,5 +1,10 @@
 import { assertImplements, assertOptions, type Clock, ConfigError } from '@mh/core';
-import { REPLAY_TIMINGS, type ReplayTiming } from './cassette-context.js';
+import {
+  REPLAY_TIMINGS,
+  type ReplayTiming,
+  TOOL_REPLAY_MODES,
+  type ToolReplayMode,
+} from './cassette-context.js';
 import { CASSETTE_MODES, type CassetteKey, type CassetteMode } from './cassette-format.js';
 
 /** Options of `openCassette`. */
@@ -16,6 +21,13 @@ export interface CassetteOptions {
   readonly timing?: ReplayTiming;
   /** Literal secrets to mask in recorded lines, besides key shapes and `*_API_KEY` values. */
   readonly secrets?: readonly string[];
+  /**
+   * Replay modes: `live` or `served` per tool name (e.g. `{ calculator: 'live' }` for a
+   * deterministic tool, `{ search: 'served' }` for a read tool whose answers change). Default:
+   * a `read` tool the current policy would run without asking runs live and its result is
+   * compared with the recorded one; `write` and `exec` tools are served.
+   */
+  readonly toolModes?: Readonly<Record<string, ToolReplayMode>>;
   /** Replay modes: warn when the recording is older than this, in milliseconds. */
   readonly maxAgeMs?: number;
   /** Receives warnings (a truncated last line, an old recording); they are kept in `warnings`. */
@@ -30,6 +42,7 @@ const OPTION_KEYS = [
   'overwrite',
   'meta',
   'timing',
+  'toolModes',
   'secrets',
   'maxAgeMs',
   'onWarning',
@@ -61,6 +74,17 @@ export function checkOptions(path: unknown, options: CassetteOptions): void {
     !(REPLAY_TIMINGS as readonly unknown[]).includes(options.timing)
   )
     throw new ConfigError('options.timing', `expected one of ${REPLAY_TIMINGS.join(', ')}`);
+  if (options.toolModes !== undefined) {
+    const modes: unknown = options.toolModes;
+    if (typeof modes !== 'object' || modes === null || Array.isArray(modes))
+      throw new ConfigError('options.toolModes', 'expected { toolName: "live" | "served" }');
+    for (const [name, mode] of Object.entries(modes))
+      if (!(TOOL_REPLAY_MODES as readonly unknown[]).includes(mode))
+        throw new ConfigError(
+          `options.toolModes.${name}`,
+          `expected one of ${TOOL_REPLAY_MODES.join(', ')}, got ${String(mode)}`,
+        );
+  }
   if (
     options.secrets !== undefined &&
     (!Array.isArray(options.secrets) ||

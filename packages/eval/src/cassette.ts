@@ -187,6 +187,7 @@ export class Cassette {
       mode: this.mode,
       strict: this.#options.strict ?? true,
       timing: this.#options.timing ?? 'none',
+      toolModes: this.#options.toolModes ?? {},
       clock: this.#options.clock ?? highResolutionClock,
       requests,
       tools,

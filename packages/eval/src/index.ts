@@ -14,7 +14,12 @@ export {
 } from './attribution-types.js';
 export type { Cassette, CassetteSummary } from './cassette.js';
 export { openCassette } from './cassette.js';
-export { REPLAY_TIMINGS, type ReplayTiming } from './cassette-context.js';
+export {
+  REPLAY_TIMINGS,
+  type ReplayTiming,
+  TOOL_REPLAY_MODES,
+  type ToolReplayMode,
+} from './cassette-context.js';
 export {
   CASSETTE_FILE_PROBLEMS,
   CassetteFileError,
@@ -75,8 +80,9 @@ export { RecordingToolExecutor } from './recording-tool-executor.js';
 export { DRIFT_KINDS, type DriftFinding, type DriftKind } from './replay-drift.js';
 export { ReplayProvider } from './replay-provider.js';
 export { CUT_OFF_GRACE_MS } from './replay-stream.js';
-export { Report } from './report.js';
+export { type HtmlReportOptions, Report } from './report.js';
 export type { CaseSummary, RateSummary, ReportSummary, TagSummary } from './report-summary.js';
+export type { RunTrace, TraceBlock, TraceMessage, TraceSpan } from './report-trace.js';
 export {
   type CaseRun,
   type ReportData,

@@ -8,6 +8,7 @@ export const DRIFT_KINDS = [
   'unconsumed-requests',
   'abandoned-request',
   'tool-call',
+  'tool-result',
   'tool-permission',
   'tool-decision',
   'unrecorded-tool-call',
@@ -18,7 +19,9 @@ export const DRIFT_KINDS = [
  * asked for more model calls than were recorded; `unconsumed-requests`: it asked for fewer (a
  * guard, an earlier stop); `abandoned-request`: the recorded run was cancelled or timed out
  * during this request and the replay was not (path `outcome`), so it has no answer to serve;
- * `tool-call`: a tool call's name or input differs; `tool-permission`: the
+ * `tool-call`: a tool call's name or input differs; `tool-result`: a tool replayed live (a `read`
+ * tool by default) returned another result than recorded (path `toolCalls.<id>.result`);
+ * `tool-permission`: the
  * tool's declared permission differs; `tool-decision`: the current tools and permission policy
  * would decide the call otherwise than recorded (run vs denied, unknown tool, invalid arguments);
  * `unrecorded-tool-call`: a call the recording has no result for; `unconsumed-tool-calls`: recorded
@@ -38,7 +41,7 @@ export interface DriftFinding {
    */
   readonly requestIndex: number;
   /**
-   * Where: a request field path, `requests`, `outcome`, `toolCalls.<id>.input…`, `toolCalls.<id>.permission`,
+   * Where: a request field path, `requests`, `outcome`, `toolCalls.<id>.input…`, `toolCalls.<id>.result`, `toolCalls.<id>.permission`,
    * `toolCalls.<id>.status`, or `toolCalls`.
    */
   readonly path: string;

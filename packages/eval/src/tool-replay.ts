@@ -13,15 +13,21 @@ import type { CassetteKey, ToolEntry } from './cassette-format.js';
 import { executeRecording } from './recording-tool-executor.js';
 import { type DriftFinding, driftError, driftFinding, excerpt } from './replay-drift.js';
 import { diffValues, joinPath } from './request-diff.js';
+import { executeLive, servedOutcome, toolReplayMode } from './tool-replay-live.js';
 import { previewFailure, previewFindings } from './tool-replay-preview.js';
 
 /** The text a lockdown replay answers an unrecorded call with. */
 export const UNRECORDED_TOOL_TEXT =
-  'Not run: this tool call is not in the recording, and a lockdown replay runs no tools.';
+  'Not run: this tool call is not in the recording, and a lockdown replay runs no unrecorded call.';
 
 /**
- * A tool executor that serves recorded tool results by call id instead of running the tools, so
- * side-effecting tools never run twice. Each call is checked against the recorded one (name and
+ * A tool executor that replays recorded tool calls by call id. Side-effecting tools (`write`,
+ * `exec`) are served from the recording and never run twice; a `read` tool that the current
+ * policy would run without asking runs live, and a result that differs from the recorded one is
+ * a `tool-result` finding at `toolCalls.<id>.result` (the model is still given the recorded
+ * result, so the replay stays on its recorded path). `toolModes` in the cassette options
+ * overrides this per tool (`live` for a deterministic `exec` tool, `served` for a `read` tool
+ * whose answers change over time). Each call is checked against the recorded one (name and
  * input, field by field). A call the recording lacks runs on the inner executor in `replay` mode
  * (and is recorded); in `lockdown` it fails the run (strict) or gets an error result. The inner
  * executor also advertises the tool specs. Get one from `cassette.tools(executor, key)`.
@@ -110,15 +116,14 @@ export class ReplayToolExecutor implements ToolExecutor {
         yield* this.#unrecorded(call, context);
         continue;
       }
-      if (this.#compare(entry, call)) await this.#comparePreview(entry, call);
-      const outcome: ToolOutcome = {
-        call,
-        result: { ...entry.outcome.result, toolUseId: call.id },
-        status: entry.outcome.status,
-        attempts: entry.outcome.attempts,
-        durationMs: entry.outcome.durationMs,
-        permission: entry.outcome.permission,
-      };
+      const same = this.#compare(entry, call);
+      const preview = same ? await this.#comparePreview(entry, call) : undefined;
+      // A call that already drifted in name or input is served: running it would test another call.
+      if (same && toolReplayMode(entry, preview, this.#context.toolModes) === 'live') {
+        yield* this.#live(entry, call, context);
+        continue;
+      }
+      const outcome = servedOutcome(entry, call);
       yield context.hooks ? await context.hooks.around(call, async () => outcome) : outcome;
     }
   }
@@ -158,9 +163,15 @@ export class ReplayToolExecutor implements ToolExecutor {
     return findings.length === 0;
   }
 
-  /** Reports where the current executor would treat the call otherwise than recorded. */
-  async #comparePreview(entry: ToolEntry, call: ToolUseBlock): Promise<void> {
-    if (typeof this.#inner.preview !== 'function') return;
+  /**
+   * Reports where the current executor would treat the call otherwise than recorded; returns the
+   * preview (undefined when the executor cannot preview or the preview failed).
+   */
+  async #comparePreview(
+    entry: ToolEntry,
+    call: ToolUseBlock,
+  ): Promise<ToolCallPreview | undefined> {
+    if (typeof this.#inner.preview !== 'function') return undefined;
     const context = { key: this.key, requestIndex: this.#requestIndex() };
     let preview: ToolCallPreview;
     try {
@@ -168,9 +179,27 @@ export class ReplayToolExecutor implements ToolExecutor {
     } catch (error) {
       // The replay cannot vouch for the call: a finding (strict replays fail on it), not a crash.
       this.#reportAll([previewFailure(entry.outcome, call, error, context)]);
-      return;
+      return undefined;
     }
     this.#reportAll(previewFindings(entry.outcome, call, preview, context));
+    return preview;
+  }
+
+  /** Runs a recorded call live and reports a result that differs (a strict replay then fails). */
+  async *#live(
+    entry: ToolEntry,
+    call: ToolUseBlock,
+    context: ToolExecutionContext,
+  ): AsyncGenerator<ToolOutcome, void, undefined> {
+    const findings: DriftFinding[] = [];
+    const where = { key: this.key, requestIndex: this.#requestIndex() };
+    for await (const outcome of executeLive(this.#inner, entry, call, context, where, (finding) =>
+      findings.push(finding),
+    )) {
+      this.#reportAll(findings.splice(0));
+      yield outcome;
+    }
+    this.#reportAll(findings.splice(0));
   }
 
   #reportAll(findings: readonly DriftFinding[]): void {

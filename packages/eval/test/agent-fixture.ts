@@ -25,6 +25,8 @@ export interface AgentSettings {
   readonly grants?: readonly Permission[];
   /** The permission `lookup` declares (default `write`). */
   readonly lookupPermission?: Permission;
+  /** What `lookup` returns (default `lookupText`): a changed tool. */
+  readonly lookupText?: (query: string) => string;
 }
 
 export const SYSTEM = 'You answer questions about orders. Use lookup.';
@@ -46,7 +48,7 @@ function lookupTool(settings: AgentSettings) {
     permission: settings.lookupPermission ?? 'write',
     run: ({ query: value }) => {
       lookupRuns.count++;
-      return lookupText(String(value));
+      return (settings.lookupText ?? lookupText)(String(value));
     },
   });
 }
