@@ -98,6 +98,13 @@ function assertRun(run: unknown, field: string): asserts run is CaseRun {
     );
     ensure(Array.isArray(verdict.evidence), `${field}.attribution.evidence`, 'expected an array');
   }
+  if (run.trace !== undefined) {
+    const trace = run.trace;
+    ensure(isObject(trace), `${field}.trace`, 'expected an object');
+    ensure(Array.isArray(trace.spans), `${field}.trace.spans`, 'expected an array');
+    ensure(Array.isArray(trace.messages), `${field}.trace.messages`, 'expected an array');
+    ensure(isObject(trace.omitted), `${field}.trace.omitted`, 'expected an object');
+  }
 }
 
 /**

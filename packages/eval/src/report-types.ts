@@ -1,6 +1,7 @@
 import type { TokenCounts } from '@mh/core';
 import type { Attribution } from './attribution-types.js';
 import type { CheckFailure } from './checks.js';
+import type { RunTrace } from './report-trace.js';
 
 /** Metrics of one session (every run of a case's prompts), derived from its spans. */
 export interface SessionMetrics {
@@ -72,6 +73,8 @@ export interface CaseRun {
   readonly metrics: SessionMetrics;
   /** Why it failed, when it did. */
   readonly attribution?: Attribution;
+  /** What a failed session did (span tree and conversation), for the HTML report. */
+  readonly trace?: RunTrace;
 }
 
 /** Facts about a report's run, kept with it and shown by comparisons. */

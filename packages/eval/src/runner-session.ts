@@ -4,6 +4,7 @@ import type { SessionCheck } from './attribution-types.js';
 import { runCheck } from './checks.js';
 import { checkInputOf } from './checks-input.js';
 import type { EvalCase } from './eval-case.js';
+import { traceOf } from './report-trace.js';
 import type { CaseRun, SessionStatus } from './report-types.js';
 import type { EvalAgent, EvalAgentFactory } from './runner-agent.js';
 import { combine } from './runner-combine.js';
@@ -201,6 +202,7 @@ export async function runSession(task: SessionTask): Promise<CaseRun> {
             facts: task.evalCase.facts,
             tags: task.evalCase.tags,
           }),
+          trace: traceOf(results, spans),
         }),
   };
 }
