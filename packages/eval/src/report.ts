@@ -4,9 +4,20 @@ import { ConfigError } from '@mh/core';
 import { type Comparison, compareReports } from './compare.js';
 import type { CompareOptions } from './compare-types.js';
 import { parseReportData } from './report-data.js';
+import { renderHtmlReport } from './report-html.js';
 import { renderReport } from './report-render.js';
 import { type ReportSummary, summarise } from './report-summary.js';
 import type { CaseRun, ReportData, ReportMeta } from './report-types.js';
+
+/** Options of `Report.renderHtml` and `Report.saveHtml`. */
+export interface HtmlReportOptions {
+  /** A baseline: the page then shows the comparison with it (regressed, improved, cost, p95). */
+  readonly baseline?: Report;
+  /** How to compare with the baseline (`Report.compare`'s options). */
+  readonly compare?: CompareOptions;
+  /** The page's title (default `Eval report`). */
+  readonly title?: string;
+}
 
 /**
  * The result of an eval: every session's record, a summary (success rate with its Wilson
@@ -16,6 +27,7 @@ import type { CaseRun, ReportData, ReportMeta } from './report-types.js';
  * const report = await runner.run();
  * console.log(report.render());
  * await report.save('reports/eval.json');
+ * await report.saveHtml('reports/eval.html', { baseline: await Report.load('baseline.json') });
  * const comparison = report.compare(await Report.load('baseline.json'), { tolerance: 0.34 });
  * if (!comparison.ok) process.exitCode = 1;
  */
@@ -55,6 +67,31 @@ export class Report {
       throw new ConfigError('path', 'expected a file path');
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, `${JSON.stringify(this.toJSON(), null, 2)}\n`, 'utf8');
+  }
+
+  /**
+   * The report as one self-contained HTML page (nothing fetched, every string escaped, readable
+   * without JavaScript): rates with Wilson intervals per case and tag, failure clusters with
+   * evidence, the comparison with `options.baseline`, and each failed run's span tree and
+   * conversation.
+   */
+  renderHtml(options: HtmlReportOptions = {}): string {
+    if (options === null || typeof options !== 'object')
+      throw new ConfigError('options', 'expected { baseline?, compare?, title? }');
+    const { baseline, compare, title } = options;
+    if (title !== undefined && (typeof title !== 'string' || title === ''))
+      throw new ConfigError('options.title', 'expected a non-empty string');
+    const comparison = baseline === undefined ? undefined : this.compare(baseline, compare);
+    return renderHtmlReport(this.summary, this.meta, this.runs, comparison, title);
+  }
+
+  /** Writes `renderHtml(options)` to `path` (creating its folder). */
+  async saveHtml(path: string, options: HtmlReportOptions = {}): Promise<void> {
+    if (typeof path !== 'string' || path === '')
+      throw new ConfigError('path', 'expected a file path');
+    const page = this.renderHtml(options);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, page, 'utf8');
   }
 
   /** Reads a report saved by `save`; a `ConfigError` names what is wrong with the file. */
