@@ -17,6 +17,9 @@
 //    all running BENCH_LOOP_STEPS steps (default 20) at once; the model's events each wait for a
 //    1 ms timer, as network I/O would. The maximum lateness of a 1 ms interval timer (what a tool
 //    or run timeout would see), the p99 of `monitorEventLoopDelay`, and commits per second.
+// 4. Commits per second of 1, 10 and 100 writers sharing one store (BENCH_WRITERS), each on its
+//    own session, with no model: concurrent writes share transactions (group commit). Floor: raw
+//    better-sqlite3, one writer, one fsync per commit.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +34,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
 const LOOP_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 20);
 const AGENTS = (process.env.BENCH_AGENTS ?? '1,10,100').split(',').map(Number);
+const WRITERS = (process.env.BENCH_WRITERS ?? '1,10,100').split(',').map(Number);
 const MODEL = 'claude-sonnet-4-5';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 
@@ -285,6 +289,39 @@ async function eventLoop(agents) {
   };
 }
 
+/** 4. Commits per second of W writers sharing one store, each on its own session, no model. */
+async function throughput(writers) {
+  const store = await openSqliteStore(freshPath());
+  for (let w = 0; w < writers; w++) await store.createSession({ id: `w${w}` });
+  const perWriter = Math.max(20, Math.ceil(2000 / writers));
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      let head = null;
+      for (let index = 0; index < perWriter; index++) {
+        const messages = [text(`u${w}-${index}`, 'user', `q${index}`)];
+        head = (await store.commit(`w${w}`, { messages, meta: {} }, { expectedHead: head })).id;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  await store.close();
+  return (writers * perWriter) / seconds;
+}
+
+/** The floor of 4: raw better-sqlite3, one writer, one transaction (one fsync) per commit. */
+function rawThroughput() {
+  const raw = rawDatabase(freshPath());
+  let parent = null;
+  const start = performance.now();
+  for (let index = 0; index < 2000; index++) {
+    parent = raw.commit('s', parent, [text(`u${index}`, 'user', `q${index}`)]);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  raw.db.close();
+  return 2000 / seconds;
+}
+
 async function main() {
   console.log(`session overhead (SQLite, WAL, synchronous = FULL), median of ${REPEATS} runs`);
   const latency = [];
@@ -326,6 +363,15 @@ async function main() {
     console.log(
       `   ${String(agents).padEnd(6)}${fmt(get('lateMs'), 1)}                ${fmt(get('p99Ms'), 1)}          ${fmt(get('commitsPerSecond'), 0)}`,
     );
+  }
+  console.log('4. commits/s, writers sharing one store (each its own session), no model:');
+  const floorRuns = [];
+  for (let run = 0; run < REPEATS; run++) floorRuns.push(rawThroughput());
+  console.log(`   floor (raw better-sqlite3, one writer): ${fmt(median(floorRuns), 0)}`);
+  for (const writers of WRITERS) {
+    const runs = [];
+    for (let run = 0; run < REPEATS; run++) runs.push(await throughput(writers));
+    console.log(`   ${String(writers).padEnd(4)} writers: ${fmt(median(runs), 0)}`);
   }
   console.log(`load average: ${(await import('node:os')).loadavg().map((v) => v.toFixed(2))}`);
 }
