@@ -65,3 +65,16 @@ export function compactedFacts(view: SessionView): CompactedFact[] {
   }
   return found;
 }
+
+/**
+ * Whether the check declares facts and the session's end still holds every one of them, in the
+ * answer or anywhere in the final context (a summary included): then no compaction lost what the
+ * check needs.
+ */
+export function factsRetained(view: SessionView): boolean {
+  const facts = view.input.facts ?? [];
+  const last = view.input.results.at(-1);
+  if (facts.length === 0 || !last) return false;
+  const live = `${last.text}\n${last.messages.map(searchableText).join('\n')}`;
+  return facts.every((fact) => includesFact(live, fact));
+}

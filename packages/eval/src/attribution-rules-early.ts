@@ -1,18 +1,15 @@
 import {
   SPAN_ATTRIBUTES as A,
-  type Guard,
   ProviderError,
   ReplayDriftError,
   SPAN_NAMES,
   type SpanRecord,
 } from '@mh/core';
 import { describeError, errorMessage, evidence } from './attribution-evidence.js';
+import { LIMIT_GUARDS, modelLoop } from './attribution-loop.js';
 import type { AttributionRule, RuleHit } from './attribution-rule.js';
 import type { Evidence } from './attribution-types.js';
 import type { SessionView } from './attribution-view.js';
-
-/** Guards that stop a run at a configured limit (SPEC: "max_turns/budget"); not the repeat guard. */
-const LIMIT_GUARDS: readonly Guard[] = ['max-turns', 'max-tokens', 'max-cost', 'timeout'];
 
 /** The drift's path, recorded and actual values, for evidence. */
 function driftEvidence(error: ReplayDriftError): string {
@@ -179,11 +176,13 @@ const harnessPermissionDenied: AttributionRule = {
 const harnessGuard: AttributionRule = {
   id: 'harness/guard',
   layer: 'harness',
-  when: 'a limit guard (turns, tokens, cost, timeout) stopped the run and no tool call failed',
+  when: 'a limit guard (turns, tokens, cost, timeout) stopped the run, no tool kept failing and the model was not repeating itself',
   test(view): RuleHit | undefined {
     const guard = view.guard;
     if (guard === undefined || !LIMIT_GUARDS.includes(guard) || view.toolErrors.length > 0)
       return undefined;
+    // A model that keeps making calls it already has the answers to would hit any limit.
+    if (modelLoop(view)) return undefined;
     const span = runSpanOf(view);
     const limit = span?.attributes[A.guardLimit];
     const value = span?.attributes[A.guardValue];

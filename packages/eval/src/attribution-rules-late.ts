@@ -1,11 +1,10 @@
-import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
+import { SPAN_ATTRIBUTES as A } from '@mh/core';
 import { evidence } from './attribution-evidence.js';
-import { compactedFacts } from './attribution-facts.js';
+import { compactedFacts, factsRetained } from './attribution-facts.js';
+import { modelLoop } from './attribution-loop.js';
 import type { AttributionRule, RuleHit } from './attribution-rule.js';
-import type { ToolCallView } from './attribution-view.js';
-
-/** Identical calls (same tool, same arguments) that count as "repeated until stuck". */
-export const STUCK_REPEATS = 3;
+import { MODEL_RULES } from './attribution-rules-model.js';
+import type { SessionView, ToolCallView } from './attribution-view.js';
 
 function toolErrorEvidence(calls: readonly ToolCallView[]): RuleHit['evidence'] {
   return calls.slice(0, 5).map((call) =>
@@ -60,9 +59,13 @@ const contextCompactedFact: AttributionRule = {
 const contextCompaction: AttributionRule = {
   id: 'context/compaction',
   layer: 'context',
-  when: 'the history was compacted in the failed session (no fact shown lost)',
+  when: 'the history was compacted in the failed session (no fact shown lost, none shown kept)',
   test(view): RuleHit | undefined {
     if (view.compactions.length === 0 || compactedFacts(view).length > 0) return undefined;
+    // That a compaction happened is weak evidence: it yields when the final context still holds
+    // every fact the check declares, when the check failed only on format, and when the model
+    // was going round in circles. The tool, prompt and model rules then say more.
+    if (factsRetained(view) || formatFailure(view) || modelLoop(view)) return undefined;
     return {
       confidence: 'low',
       summary: `${view.compactions.length} compaction(s) in the failed session`,
@@ -141,18 +144,24 @@ const toolInvalidArguments: AttributionRule = {
   },
 };
 
+/** Whether the check failed only on format: every failed check is tagged `format`, or the case is. */
+function formatFailure(view: SessionView): boolean {
+  const check = view.input.check;
+  if (check.status !== 'failed') return false;
+  const failures = check.result.failures;
+  if ((view.input.tags ?? []).includes('format')) return true;
+  return failures.length > 0 && failures.every((failure) => failure.tags.includes('format'));
+}
+
 const promptFormat: AttributionRule = {
   id: 'prompt/format',
   layer: 'prompt',
   when: 'the failed checks are all tagged format, or the case is',
   test(view): RuleHit | undefined {
     const check = view.input.check;
-    if (check.status !== 'failed') return undefined;
+    if (check.status !== 'failed' || !formatFailure(view)) return undefined;
     const failures = check.result.failures;
     const caseTagged = (view.input.tags ?? []).includes('format');
-    const allFormat =
-      failures.length > 0 && failures.every((failure) => failure.tags.includes('format'));
-    if (!caseTagged && !allFormat) return undefined;
     return {
       confidence: 'medium',
       summary: `wrong answer format: ${check.result.reason}`,
@@ -208,58 +217,6 @@ const promptAskedUser: AttributionRule = {
   },
 };
 
-const modelUnknownTool: AttributionRule = {
-  id: 'model/unknown-tool',
-  layer: 'model',
-  when: 'the model called a tool that does not exist',
-  test(view): RuleHit | undefined {
-    const unknown = view.calls.filter((call) => call.status === 'unknown-tool');
-    const [first] = unknown;
-    if (!first) return undefined;
-    return {
-      confidence: 'high',
-      summary: `called nonexistent tool ${[...new Set(unknown.map((call) => call.name))].join(', ')}`,
-      evidence: unknown.map((call) =>
-        evidence(`${call.name}: ${call.result}`, { spanId: call.spanId, attribute: A.toolName }),
-      ),
-      subject: first.name,
-      detail: 'unknown tool',
-    };
-  },
-};
-
-const modelRepeatedCall: AttributionRule = {
-  id: 'model/repeated-call',
-  layer: 'model',
-  when: `the same call was repeated until stuck (the repeat guard, or ${STUCK_REPEATS}+ identical calls)`,
-  test(view): RuleHit | undefined {
-    const counts = new Map<string, { call: ToolCallView; count: number }>();
-    for (const call of view.calls) {
-      const key = `${call.name}\u0000${canonicalJson(call.input)}`;
-      const entry = counts.get(key);
-      if (entry) entry.count++;
-      else counts.set(key, { call, count: 1 });
-    }
-    const top = [...counts.values()].sort((a, b) => b.count - a.count)[0];
-    const guard = view.guard === 'max-repeated-calls';
-    if (!guard && (!top || top.count < STUCK_REPEATS)) return undefined;
-    return {
-      confidence: guard ? 'high' : 'medium',
-      summary: `${top?.call.name ?? 'a tool'} called ${top?.count ?? 0} times with the same arguments${guard ? ' until the repeat guard tripped' : ''}`,
-      evidence: top
-        ? [
-            evidence(`${top.call.name}(${canonicalJson(top.call.input)}) × ${top.count}`, {
-              spanId: top.call.spanId,
-              attribute: A.toolName,
-            }),
-          ]
-        : [],
-      subject: top?.call.name,
-      detail: 'repeated call',
-    };
-  },
-};
-
 /** The context, tool, prompt and model rules, in SPEC.md's order (the fallback excluded). */
 export const LATE_RULES: readonly AttributionRule[] = [
   contextCompactedFact,
@@ -269,28 +226,5 @@ export const LATE_RULES: readonly AttributionRule[] = [
   toolInvalidArguments,
   promptFormat,
   promptAskedUser,
-  modelUnknownTool,
-  modelRepeatedCall,
+  ...MODEL_RULES,
 ];
-
-/** The last rule: a healthy run with a wrong answer. It always holds. */
-export const WRONG_ANSWER_RULE: AttributionRule = {
-  id: 'model/wrong-answer',
-  layer: 'model',
-  when: 'none of the above: a healthy run with a wrong answer (look at variance across repeats first)',
-  test(view): RuleHit {
-    const check = view.input.check;
-    const reason = check.status === 'failed' ? check.result.reason : 'the run did not complete';
-    const last = view.input.results.at(-1);
-    return {
-      confidence: 'low',
-      summary: `wrong answer: ${reason}`,
-      evidence: [
-        evidence(reason, { attribute: 'check' }),
-        ...(last ? [evidence(last.text || '(no answer)', { attribute: 'answer' })] : []),
-      ],
-      subject: check.status === 'failed' ? check.result.failures[0]?.check : undefined,
-      detail: 'wrong answer',
-    };
-  },
-};

@@ -9,6 +9,7 @@ import {
   type SpanRecord,
   type ToolCallStatus,
 } from '@mh/core';
+import { type RecoveredError, splitRecovered } from './attribution-recovery.js';
 import type { AttributionInput } from './attribution-types.js';
 import { sessionToolCalls } from './checks-input.js';
 
@@ -52,8 +53,13 @@ export interface SessionView {
   readonly guard: Guard | undefined;
   /** Every tool call of the session, in order. */
   readonly calls: readonly ToolCallView[];
-  /** Calls that ran and failed: `error`, `timeout` or `invalid-arguments`. */
+  /**
+   * Calls that ran and failed (`error`, `timeout` or `invalid-arguments`) and that no later
+   * identical call recovered from: the tool errors that may have caused the failure.
+   */
   readonly toolErrors: readonly ToolCallView[];
+  /** Failed calls a later identical call ran fine: evidence of what happened, not a cause. */
+  readonly recovered: readonly RecoveredError[];
   /** Compactions that changed the history (skipped ones left out). */
   readonly compactions: readonly CompactionView[];
   /** The session's finished spans. */
@@ -183,6 +189,10 @@ export function sessionView(input: AttributionInput): SessionView {
   const guard: Guard | undefined =
     failedRun?.status === 'guard' ? failedRun.guard : timedOut ? 'timeout' : undefined;
   const calls = callViews(input, spans);
+  const { recovered, unrecovered } = splitRecovered(
+    calls,
+    calls.filter((call) => TOOL_ERROR_STATUSES.includes(call.status)),
+  );
   // Only exceptions count as the error: a guard's GuardTrippedError is a limit, and a run the
   // runner's own timeout cancelled ended by a limit too.
   const runError =
@@ -196,7 +206,8 @@ export function sessionView(input: AttributionInput): SessionView {
       failedRun ?? (input.error !== undefined || timedOut ? input.results.at(-1) : undefined),
     guard,
     calls,
-    toolErrors: calls.filter((call) => TOOL_ERROR_STATUSES.includes(call.status)),
+    toolErrors: unrecovered,
+    recovered,
     compactions: compactionViews(input, spans),
     spans,
   };

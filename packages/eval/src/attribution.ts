@@ -1,6 +1,9 @@
+import { evidence } from './attribution-evidence.js';
+import { describeRecovery } from './attribution-recovery.js';
 import type { AttributionRule } from './attribution-rule.js';
 import { EARLY_RULES } from './attribution-rules-early.js';
-import { LATE_RULES, WRONG_ANSWER_RULE } from './attribution-rules-late.js';
+import { LATE_RULES } from './attribution-rules-late.js';
+import { WRONG_ANSWER_RULE } from './attribution-rules-model.js';
 import type { Attribution, AttributionInput } from './attribution-types.js';
 import { sessionView } from './attribution-view.js';
 import { signatureOf } from './cluster.js';
@@ -25,12 +28,19 @@ export function attribute(input: AttributionInput): Attribution {
   for (const rule of ATTRIBUTION_RULES) {
     const hit = rule.test(view);
     if (!hit) continue;
+    // Tool errors a retry recovered from are never the cause, but they are part of what happened.
+    const recovered = view.recovered.map((item) =>
+      evidence(describeRecovery(item), {
+        spanId: item.failures[0]?.spanId,
+        attribute: 'tool.recovered',
+      }),
+    );
     return {
       layer: rule.layer,
       rule: rule.id,
       confidence: hit.confidence,
       summary: hit.summary,
-      evidence: hit.evidence,
+      evidence: [...hit.evidence, ...recovered],
       signature: signatureOf(rule.id, hit.subject, hit.detail),
     };
   }
