@@ -1,5 +1,6 @@
-// Attribution accuracy on the labelled fault corpus (70 faults injected into real agent runs,
-// ten per layer). Runs against the built app (`pnpm --filter @mh/eval-demo build` first).
+// Attribution accuracy on the labelled fault corpus (faults injected into real agent runs: ten per
+// layer, plus the hard ones of fault-corpus-hard.ts), overall and per layer. Runs against the
+// built app (`npx tsc -b apps/eval-demo` first).
 import { measureAttribution, renderAccuracy } from '../dist/fault-corpus.js';
 
 const started = performance.now();

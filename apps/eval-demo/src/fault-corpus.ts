@@ -1,4 +1,4 @@
-// A labelled corpus for measuring attribution: 70 faults (ten per layer) injected into real agent
+// A labelled corpus for measuring attribution: faults (ten per layer, and hard ones) injected into real agent
 // runs (the sdk Agent, @mh/tools, scripted models, real compaction, a real replay), run through
 // the EvalRunner, and the attributed layer compared with the injected one.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalRunner, LAYERS, type Layer, type Report } from '@mh/eval';
 import { EARLY_FAULTS } from './fault-corpus-early.js';
+import { HARD_FAULTS } from './fault-corpus-hard.js';
 import { LATE_FAULTS } from './fault-corpus-late.js';
 import type { Fault } from './fault-kit.js';
 
-/** Every fault, ten per layer. */
-export const FAULTS: readonly Fault[] = [...EARLY_FAULTS, ...LATE_FAULTS];
+/** Every fault: ten per layer, then the hard ones (a symptom of one layer, the fault of another). */
+export const FAULTS: readonly Fault[] = [...EARLY_FAULTS, ...LATE_FAULTS, ...HARD_FAULTS];
 
 /** How attribution did on the corpus. */
 export interface AccuracyResult {

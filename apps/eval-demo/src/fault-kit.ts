@@ -91,6 +91,38 @@ export function slowTool(name: string): Tool {
   }) as Tool;
 }
 
+/**
+ * `lookup` that fails its first `failures` calls (throws `message`, or with `message` undefined
+ * outlasts its 20 ms timeout) and then works: a flaky service the model can recover from by
+ * calling again. Build one per session: it counts its calls.
+ */
+export function flakyLookup(failures: number, message?: string): Tool {
+  let calls = 0;
+  return defineTool({
+    name: 'lookup',
+    description: 'Look up an order by id.',
+    input: z.object({ id: z.string() }),
+    permission: 'read',
+    timeoutMs: 20,
+    run: ({ id }, { signal }) => {
+      calls++;
+      if (calls > failures) {
+        const order = ORDERS[id];
+        if (!order) throw new Error(`order ${id} not found`);
+        return order;
+      }
+      if (message !== undefined) throw new Error(message);
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => resolve('late'), 2_000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+    },
+  }) as Tool;
+}
+
 /** The default tools: calculator, lookup and refund. */
 export const TOOLS: readonly Tool[] = [calculatorTool() as Tool, lookupTool, refundTool];
 
