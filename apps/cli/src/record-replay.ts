@@ -108,10 +108,11 @@ export async function closeCliCassette(
     err.write(`(replayed ${cassette.path}: no drift)\n`);
     return code;
   }
-  // A changed system prompt drifts in every request: one line per field, with the count.
+  // A changed system prompt drifts in every request: one line per field, with the count. Each
+  // compaction finding keeps its line: one says where it went missing, the next where it is now.
   const groups = new Map<string, DriftFinding[]>();
   for (const drift of drifts) {
-    const group = `${drift.kind} ${drift.path}`;
+    const group = drift.kind === 'compaction' ? drift.message : `${drift.kind} ${drift.path}`;
     groups.set(group, [...(groups.get(group) ?? []), drift]);
   }
   err.write(`mh: the replay drifted from ${cassette.path} (${drifts.length} finding(s)):\n`);

@@ -7,6 +7,7 @@ export const DRIFT_KINDS = [
   'unrecorded-request',
   'unconsumed-requests',
   'abandoned-request',
+  'compaction',
   'tool-call',
   'tool-result',
   'tool-permission',
@@ -19,6 +20,8 @@ export const DRIFT_KINDS = [
  * asked for more model calls than were recorded; `unconsumed-requests`: it asked for fewer (a
  * guard, an earlier stop); `abandoned-request`: the recorded run was cancelled or timed out
  * during this request and the replay was not (path `outcome`), so it has no answer to serve;
+ * `compaction`: a compaction's summary call moved, appeared or vanished (path `compactions[k]`;
+ * `recorded` and `actual` say where: the request and the model calls made before it);
  * `tool-call`: a tool call's name or input differs; `tool-result`: a tool replayed live (a `read`
  * tool by default) returned another result than recorded (path `toolCalls.<id>.result`);
  * `tool-permission`: the
@@ -41,7 +44,7 @@ export interface DriftFinding {
    */
   readonly requestIndex: number;
   /**
-   * Where: a request field path, `requests`, `outcome`, `toolCalls.<id>.input…`, `toolCalls.<id>.result`, `toolCalls.<id>.permission`,
+   * Where: a request field path, `requests`, `outcome`, `compactions[k]`, `toolCalls.<id>.input…`, `toolCalls.<id>.result`, `toolCalls.<id>.permission`,
    * `toolCalls.<id>.status`, or `toolCalls`.
    */
   readonly path: string;

@@ -3,12 +3,16 @@ import type { KeyContext } from './cassette-context.js';
 import type { CassetteKey } from './cassette-format.js';
 import { recordStream } from './recording-stream.js';
 import { type DriftFinding, driftError, driftFinding } from './replay-drift.js';
+import { RequestPairing } from './replay-pairing.js';
 import { playEntry } from './replay-stream.js';
 import { diffRequests } from './request-diff.js';
 
 /**
- * A provider that serves a recording: the n-th request of a run gets the n-th recorded answer,
- * after the request is diffed field by field against the recorded one. It makes no network call.
+ * A provider that serves a recording: the n-th model call of a run gets the n-th recorded model
+ * call's answer and the k-th summary call (a compaction, `purpose: 'summary'`) the k-th recorded
+ * summary's, after the request is diffed field by field against the recorded one. A compaction
+ * that moved, appeared or vanished is a `compaction` finding (`RequestPairing`), not a diff of a
+ * summary prompt against a conversation. It makes no network call.
  * In strict mode the first drift fails the call with `ReplayDriftError`; otherwise the recorded
  * answer is served and the drift collected (`drifts`). A request beyond the recording fails, or,
  * in `replay` mode with an inner provider, is answered by it and recorded. Get one per
@@ -20,7 +24,10 @@ export class ReplayProvider implements Provider {
   readonly #inner: Provider | undefined;
   readonly #context: KeyContext;
   readonly #drifts: DriftFinding[] = [];
+  readonly #pairing: RequestPairing;
   #served = 0;
+  /** The index a request beyond the recording is appended under. */
+  #appendIndex: number;
   #finished = false;
 
   /** @internal Use `cassette.provider(inner, key)`. */
@@ -28,6 +35,8 @@ export class ReplayProvider implements Provider {
     this.name = name;
     this.#inner = inner;
     this.#context = context;
+    this.#pairing = new RequestPairing(context.key, context.requests);
+    this.#appendIndex = Math.max(-1, ...context.requests.keys()) + 1;
   }
 
   /** The recording this provider serves. */
@@ -58,7 +67,7 @@ export class ReplayProvider implements Provider {
   finish(): readonly DriftFinding[] {
     if (!this.#finished) {
       this.#finished = true;
-      const left = [...this.#context.requests.keys()].filter((index) => index >= this.#served);
+      const left = this.#pairing.unconsumed().map((entry) => entry.index);
       if (left.length > 0) {
         this.#report(
           driftFinding(
@@ -95,9 +104,14 @@ export class ReplayProvider implements Provider {
     options: StreamOptions,
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const context = this.#context;
-    const entry = context.requests.get(index);
+    const { entry, findings: compaction } = this.#pairing.next(request, index);
+    for (const finding of compaction) this.#report(finding);
+    const moved = compaction[0];
+    if (moved !== undefined && context.strict) throw driftError(moved);
     if (entry === undefined) {
       const inner = context.mode === 'replay' ? this.#inner : undefined;
+      // A compaction that appeared has no recorded answer: its finding says so already.
+      if (moved !== undefined && !inner) throw driftError(moved);
       const why = inner
         ? `; served by ${inner.name} and recorded`
         : context.mode === 'lockdown'
@@ -114,12 +128,12 @@ export class ReplayProvider implements Provider {
         },
         `request ${index} is not in the recording (${this.recorded} recorded)${why}`,
       );
-      this.#report(finding);
+      if (moved === undefined) this.#report(finding);
       if (!inner) throw driftError(finding);
       yield* recordStream(
         () => inner.stream(request, options),
         request,
-        index,
+        this.#appendIndex++,
         context,
         options.signal,
       );
