@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import { ConfigError } from '@mh/core';
 import { HELP, invocationDir, parseSuiteArgs } from './cli/args.js';
+import { oracleFailures } from './cli/oracle-failures.js';
 import { runSuite } from './run/run-suite.js';
 
 /**
- * Runs `run-real` with `argv`; resolves to the exit code (0 done, 2 bad usage, 1 failure).
+ * Runs `run-real` with `argv`; resolves to the exit code: 0 done, 2 bad usage, 1 failure, which
+ * includes a dry run in which any oracle run failed (the failing tasks are named on stderr). A
+ * real model's wrong answers are results, not failures: a real run that finishes exits 0.
  * Relative paths in `argv` are taken from `cwd` (default: the folder the user started from).
  */
 export async function main(
@@ -33,7 +36,12 @@ export async function main(
         `report:  ${join(result.out, 'report.json')}\n` +
         `runs:    ${join(result.out, 'runs')}\n`,
     );
-    return 0;
+    const failures = command.options.dryRun ? oracleFailures(result.report) : [];
+    if (failures.length === 0) return 0;
+    process.stderr.write(
+      `run-real: dry run failed: ${success.runs - success.passed} of ${success.runs} oracle runs did not pass, in ${failures.length} task${failures.length === 1 ? '' : 's'}:\n${failures.map((line) => `  ${line}\n`).join('')}`,
+    );
+    return 1;
   } catch (error) {
     if (ConfigError.isInstance(error)) {
       process.stderr.write(`run-real: ${error.message}\n`);

@@ -222,4 +222,7 @@ scripted oracle, offline) and writes summary.md, report.json and every run with 
   -h, --help                this text
 
 Relative paths are taken from the folder the command was typed in, not from evals/.
+
+Exit codes: 0 done (a real model's wrong answers are results), 1 failure (also a dry run in
+which any oracle run failed; the failing tasks are named on stderr), 2 bad usage.
 `;
