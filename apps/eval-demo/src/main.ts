@@ -2,17 +2,20 @@
 // The eval demo, offline: run the suite on harness v1 (the baseline), read the failure
 // attribution, then run it on v2 (a renamed tool argument and a shorter system prompt) and let the
 // baseline comparison catch the regression. Exits non-zero only if the comparison misses it.
+// `--html FILE` also writes the v2 report, compared with v1, as one self-contained HTML page.
 import { join } from 'node:path';
-import { parseDemoArgs } from './demo-args.js';
+import { type DemoArgs, parseDemoArgs } from './demo-args.js';
 import { runDemoSuite } from './run-suite.js';
 
-let out: string;
+let args: DemoArgs;
 try {
-  out = parseDemoArgs(process.argv.slice(2));
+  args = parseDemoArgs(process.argv.slice(2));
 } catch (error) {
   console.error(`eval-demo: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(2);
 }
+
+const { out, html } = args;
 
 function heading(text: string): void {
   console.log(`\n== ${text}\n`);
@@ -61,6 +64,14 @@ const byInterval = current.compare(baseline, { method: 'interval' });
 console.log(
   `\ninterval gate: ${byInterval.ok ? 'OK' : 'REGRESSED'} (${byInterval.regressed.length} case(s) significant; suite ${byInterval.pooled[0]?.regressed ? 'dropped significantly' : 'not significant'})`,
 );
+if (html !== undefined) {
+  await current.saveHtml(html, {
+    baseline,
+    compare: { tolerance: 0.34 },
+    title: 'Eval demo: harness v2 against v1',
+  });
+  console.log(`\nwrote ${html} (open it in a browser; it loads nothing from the network)`);
+}
 if (comparison.ok) {
   console.error('\nThe comparison did not catch the v2 regression.');
   process.exitCode = 1;

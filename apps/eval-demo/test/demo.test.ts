@@ -67,8 +67,9 @@ describe('the eval demo', () => {
     expect(v1.compare(v1).ok).toBe(true);
   });
 
-  it('runs end to end as a program and saves its reports', async () => {
-    const run = spawnSync(process.execPath, [MAIN, dir], {
+  it('runs end to end as a program and saves its reports, with --html the page too', async () => {
+    const page = join(dir, 'html', 'eval-demo.html');
+    const run = spawnSync(process.execPath, [MAIN, dir, '--html', page], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '' },
     });
@@ -78,5 +79,12 @@ describe('the eval demo', () => {
     expect(run.stdout).toContain('Caught: power-format (prompt/format)');
     const saved = JSON.parse(await readFile(join(dir, 'baseline.json'), 'utf8'));
     expect(saved).toMatchObject({ format: 'mh-eval-report', version: 1 });
+    expect(run.stdout).toContain(`wrote ${page}`);
+    const html = await readFile(page, 'utf8');
+    expect(html.match(/<tr class="case-row/g)).toHaveLength(11);
+    expect(html).toContain('<h2>Baseline comparison <span class="verdict bad">REGRESSED</span>');
+    expect(html).toMatch(/<tr class="change-row change-regressed" data-case="power-format">/);
+    expect(html).toMatch(/<tr class="cluster-row" data-layer="context">/);
+    expect(html).toMatch(/<details class="run" id="run-0" data-case="[^"]+" open>/);
   });
 });
