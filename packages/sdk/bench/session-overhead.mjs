@@ -35,6 +35,8 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
 const LOOP_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 20);
 const AGENTS = (process.env.BENCH_AGENTS ?? '1,10,100').split(',').map(Number);
 const WRITERS = (process.env.BENCH_WRITERS ?? '1,10,100').split(',').map(Number);
+// Which of the four parts to run (BENCH_PARTS=1,4 for the store alone), all by default.
+const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map(Number));
 const MODEL = 'claude-sonnet-4-5';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 
@@ -324,6 +326,14 @@ function rawThroughput() {
 
 async function main() {
   console.log(`session overhead (SQLite, WAL, synchronous = FULL), median of ${REPEATS} runs`);
+  if (PARTS.has(1)) await part1();
+  if (PARTS.has(2)) await part2();
+  if (PARTS.has(3)) await part3();
+  if (PARTS.has(4)) await part4();
+  console.log(`load average: ${(await import('node:os')).loadavg().map((v) => v.toFixed(2))}`);
+}
+
+async function part1() {
   const latency = [];
   for (let run = 0; run < REPEATS; run++) latency.push(await commitLatency());
   const pick = (key) => median(latency.map((run) => run[key]));
@@ -331,7 +341,9 @@ async function main() {
   console.log(
     `   ours ${fmt(pick('ours'), 3)} ms (p99 ${pick('oursP99').toFixed(3)})  floor ${fmt(pick('floor'), 3)} ms (p99 ${pick('floorP99').toFixed(3)})  ×floor ${(pick('ours') / pick('floor')).toFixed(2)}`,
   );
+}
 
+async function part2() {
   const ours = [];
   const floors = [];
   for (let run = 0; run < REPEATS; run++) {
@@ -353,7 +365,9 @@ async function main() {
     .map(([method, calls]) => `${method} ${(calls / (STEPS * REPEATS)).toFixed(1)}`)
     .join(', ');
   console.log(`   store calls per step: ${perStep}`);
+}
 
+async function part3() {
   console.log(`3. agents at once on one file, ${LOOP_STEPS} steps each:`);
   console.log('   agents   max timer lateness ms   loop delay p99 ms   commits/s');
   for (const agents of AGENTS) {
@@ -364,6 +378,9 @@ async function main() {
       `   ${String(agents).padEnd(6)}${fmt(get('lateMs'), 1)}                ${fmt(get('p99Ms'), 1)}          ${fmt(get('commitsPerSecond'), 0)}`,
     );
   }
+}
+
+async function part4() {
   console.log('4. commits/s, writers sharing one store (each its own session), no model:');
   const floorRuns = [];
   for (let run = 0; run < REPEATS; run++) floorRuns.push(rawThroughput());
@@ -373,7 +390,6 @@ async function main() {
     for (let run = 0; run < REPEATS; run++) runs.push(await throughput(writers));
     console.log(`   ${String(writers).padEnd(4)} writers: ${fmt(median(runs), 0)}`);
   }
-  console.log(`load average: ${(await import('node:os')).loadavg().map((v) => v.toFixed(2))}`);
 }
 
 try {
