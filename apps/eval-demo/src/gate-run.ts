@@ -21,6 +21,8 @@ export interface GateOptions {
   readonly maxInfraShare?: number;
   /** The tools of a version (default `demoTools`): a test seeds a regression in a tool here. */
   readonly tools?: (version: HarnessVersion) => Tool[];
+  /** The agent's turn limit (default the demo's): a test seeds a lower one here. */
+  readonly maxTurns?: number;
   /** Prints a line of output. */
   readonly out: (line: string) => void;
   /** Prints a line of diagnostics. */
@@ -65,6 +67,7 @@ export async function runGate(options: GateOptions): Promise<number> {
     repeats,
     progress: false,
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
   });
   const { drifts, warnings } = await cassette.close();
   await report.save(options.report);

@@ -59,6 +59,8 @@ export interface DemoAgentOptions {
   readonly tracer: InMemoryTracer;
   /** A tool executor to use instead of the version's tools (a recording or a replay). */
   readonly tools?: ToolExecutorPort;
+  /** The turn limit (default 6). */
+  readonly maxTurns?: number;
 }
 
 /** Builds the demo agent: the composition root shared by the demo, the recorder and the CI gate. */
@@ -70,7 +72,7 @@ export function buildDemoAgent(options: DemoAgentOptions): Agent {
     tools: options.tools ?? demoTools(options.version),
     tracer: options.tracer,
     pricing: DEMO_PRICING,
-    limits: { maxTurns: 6 },
+    limits: { maxTurns: options.maxTurns ?? 6 },
     compaction: { contextWindow: DEMO_CONTEXT_WINDOW, summarizer: lossySummarizer },
   });
 }

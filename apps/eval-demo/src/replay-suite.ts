@@ -1,5 +1,11 @@
 import type { Cassette } from '@mh/eval';
-import { type EvalCase, EvalRunner, type EvalRunnerOptions, type Report } from '@mh/eval';
+import {
+  type EvalCase,
+  EvalRunner,
+  type EvalRunnerOptions,
+  type Report,
+  settleReplayedRuns,
+} from '@mh/eval';
 import { type Tool, ToolExecutor } from '@mh/sdk';
 import { demoProvider } from './demo-model.js';
 import { demoTools, type HarnessVersion } from './demo-tools.js';
@@ -18,19 +24,26 @@ export function runCassetteSuite(
     readonly version?: HarnessVersion;
     /** The tools of a version (default `demoTools`); tests pass changed tools. */
     readonly tools?: (version: HarnessVersion) => Tool[];
+    /** The agent's turn limit (default the demo's); tests lower it. */
+    readonly maxTurns?: number;
   } = {},
 ): Promise<Report> {
-  const { version = 'v1', tools = demoTools, ...runnerOptions } = options;
+  const { version = 'v1', tools = demoTools, maxTurns, ...runnerOptions } = options;
   const runner = new EvalRunner(
     (evalCase, { tracer, repeat }) => {
       const key = { case: evalCase.name, repeat };
       const inner = cassette.mode === 'record' ? demoProvider(evalCase.name, repeat) : undefined;
-      return buildDemoAgent({
+      const agent = buildDemoAgent({
         version,
         provider: cassette.provider(inner, key),
         tools: cassette.tools(new ToolExecutor({ tools: tools(version) }), key),
         tracer,
+        maxTurns,
       });
+      // A strict replay that stops before its recording does ends its run with the drift.
+      return cassette.mode === 'record'
+        ? agent
+        : settleReplayedRuns(agent, (result) => cassette.settle(key, result));
     },
     cases,
     {

@@ -21,7 +21,10 @@ function countAsTotal(id: string): string {
   return `${id}: status ${order.status}, ${order.items} item(s), total ${order.items}, customer ${order.customer}`;
 }
 
-async function gate(tools?: Parameters<typeof runGate>[0]['tools']) {
+async function gate(
+  tools?: Parameters<typeof runGate>[0]['tools'],
+  maxTurns?: Parameters<typeof runGate>[0]['maxTurns'],
+) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runGate({
@@ -29,6 +32,7 @@ async function gate(tools?: Parameters<typeof runGate>[0]['tools']) {
     baseline: DEFAULT_PATHS.baseline,
     report: join(dir, `report-${Math.random().toString(36).slice(2)}.json`),
     tools,
+    maxTurns,
     out: (line) => out.push(line),
     err: (line) => err.push(line),
   });
@@ -49,5 +53,13 @@ describe('the CI eval gate and the tools', () => {
     expect(result.err).toMatch(/toolCalls\.[\w-]+\.result|\(lookup_order\) ran live/);
     expect(result.err).toContain('(lookup_order) ran live and returned another result');
     expect(result.err).toMatch(/recorded ".*total \$41\.50.*", now ".*total 3.*"/);
+  });
+
+  it('ends each run that a lower maxTurns stops early with the replay drift, not a guard', async () => {
+    const result = await gate(undefined, 1);
+    expect(result.code).toBe(GATE_EXIT.regressed);
+    expect(result.out).toMatch(/multiply +0\/3 +3 incomplete · harness\/replay-drift/);
+    expect(result.out).not.toContain('max-turns');
+    expect(result.err).toContain('the run stopped (guard max-turns) with 1 recorded request(s)');
   });
 });

@@ -1,4 +1,11 @@
-import { type Clock, ConfigError, type Provider, systemClock, type ToolExecutor } from '@mh/core';
+import {
+  type Clock,
+  ConfigError,
+  type Provider,
+  type RunResult,
+  systemClock,
+  type ToolExecutor,
+} from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
 import {
   CASSETTE_FORMAT,
@@ -143,6 +150,18 @@ export class Cassette {
         ? new RecordingToolExecutor(inner, slot.context)
         : new ReplayToolExecutor(inner, slot.context);
     return slot.tools;
+  }
+
+  /**
+   * A run's result as the replay of `key` must report it: in a strict replay, a run that stopped
+   * (a guard, a failure) where the recording went on with the same run ends with the
+   * `ReplayDriftError` of its `unconsumed-requests` finding (`ReplayProvider.settle`); any other
+   * result is returned as is. Call it with the result of every replayed run (the eval runner's
+   * agents get it through `settleReplayedRuns`).
+   */
+  settle(key: CassetteKey, result: RunResult): RunResult {
+    const provider = this.#slots.get(keyId(key))?.provider;
+    return provider instanceof ReplayProvider ? provider.settle(result) : result;
   }
 
   /**

@@ -79,6 +79,7 @@ export { RecordingProvider } from './recording-provider.js';
 export { RecordingToolExecutor } from './recording-tool-executor.js';
 export { DRIFT_KINDS, type DriftFinding, type DriftKind } from './replay-drift.js';
 export { ReplayProvider } from './replay-provider.js';
+export { settleReplayedRuns } from './replay-settle.js';
 export { CUT_OFF_GRACE_MS } from './replay-stream.js';
 export { type HtmlReportOptions, Report } from './report.js';
 export type { CaseSummary, RateSummary, ReportSummary, TagSummary } from './report-summary.js';

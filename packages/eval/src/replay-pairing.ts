@@ -52,6 +52,11 @@ export class RequestPairing {
     return isSummary(request) ? this.#summary(index) : this.#model(index);
   }
 
+  /** The recorded model call the next model call would be paired with, if any. */
+  nextModelCall(): RequestEntry | undefined {
+    return this.#models[this.#modelCalls];
+  }
+
   /** Recorded exchanges never paired, but for compactions already reported as gone. */
   unconsumed(): RequestEntry[] {
     const models = this.#models.slice(this.#modelCalls);

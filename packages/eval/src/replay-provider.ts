@@ -1,4 +1,11 @@
-import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
+import {
+  type ModelRequest,
+  type Provider,
+  ReplayDriftError,
+  type RunResult,
+  type StreamEvent,
+  type StreamOptions,
+} from '@mh/core';
 import type { KeyContext } from './cassette-context.js';
 import type { CassetteKey } from './cassette-format.js';
 import { recordStream } from './recording-stream.js';
@@ -65,26 +72,57 @@ export class ReplayProvider implements Provider {
    * Idempotent; `cassette.close()` calls it.
    */
   finish(): readonly DriftFinding[] {
+    this.#finish(undefined);
+    return this.drifts;
+  }
+
+  /**
+   * A run's result as a strict replay must report it: a run that stopped (a guard, a failure that
+   * is not already drift) where the recording went on with the same run (its next model call
+   * answers this run's tool calls) ends instead with the `ReplayDriftError` of its
+   * `unconsumed-requests` finding, reported now rather than at `cassette.close()`. Any other
+   * result (a lenient replay, a run that ended as recorded, one that stopped for a human) is
+   * returned as is. Call it with every run's result; `cassette.settle(key, result)` does.
+   */
+  settle(result: RunResult): RunResult {
+    if (!this.#context.strict || this.#finished) return result;
+    const stopped =
+      result.status === 'guard' ||
+      (result.status === 'error' && !ReplayDriftError.isInstance(result.error));
+    const next = this.#pairing.nextModelCall();
+    if (!stopped || next === undefined || !continuesRun(next.request)) return result;
+    const why = result.status === 'guard' ? `guard ${result.guard}` : 'an error';
+    const finding = this.#finish(`the run stopped (${why})`);
+    if (finding === undefined) return result;
+    return { ...result, status: 'error', guard: undefined, error: driftError(finding) };
+  }
+
+  /** Reports the recorded requests never asked for, once; returns that finding. */
+  #finish(stop: string | undefined): DriftFinding | undefined {
+    let reported: DriftFinding | undefined;
     if (!this.#finished) {
       this.#finished = true;
       const left = this.#pairing.unconsumed().map((entry) => entry.index);
       if (left.length > 0) {
-        this.#report(
-          driftFinding(
-            {
-              kind: 'unconsumed-requests',
-              key: this.key,
-              requestIndex: Math.min(...left),
-              path: 'requests',
-              recorded: this.recorded,
-              actual: this.#served,
-            },
-            `${left.length} recorded request(s) were never asked for (recorded ${this.recorded}, asked ${this.#served})`,
-          ),
+        const what =
+          stop === undefined
+            ? `${left.length} recorded request(s) were never asked for`
+            : `${stop} with ${left.length} recorded request(s) never asked for, the next one going on with this run`;
+        reported = driftFinding(
+          {
+            kind: 'unconsumed-requests',
+            key: this.key,
+            requestIndex: Math.min(...left),
+            path: 'requests',
+            recorded: this.recorded,
+            actual: this.#served,
+          },
+          `${what} (recorded ${this.recorded}, asked ${this.#served})`,
         );
+        this.#report(reported);
       }
     }
-    return this.drifts;
+    return reported;
   }
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
@@ -164,4 +202,14 @@ export class ReplayProvider implements Provider {
     this.#report(cutOff);
     throw driftError(cutOff);
   }
+}
+
+/** Whether a recorded request goes on with the previous answer's run: it only answers tool calls. */
+function continuesRun(request: ModelRequest): boolean {
+  const last = request.messages.at(-1);
+  return (
+    last?.role === 'user' &&
+    last.content.length > 0 &&
+    last.content.every((block) => block.type === 'tool_result')
+  );
 }
