@@ -2,9 +2,21 @@
 // (Debian's `chromium`) from a file:// URL with the network cut off; the rendered DOM is checked
 // with and without JavaScript, and a screenshot is taken. Without Chromium the suite is skipped
 // with a message, unless CI=true or MH_REQUIRE_CHROMIUM=1, where that fails.
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/report.js';
 import {
   CHROMIUM_SERVICE_HOST,
@@ -14,15 +26,18 @@ import {
 } from './headless-chromium.js';
 import { HOSTILE_CASE, runFixtureSuite } from './html-report-fixture.js';
 
-/** Kept after the run (reports/ is ignored by git) so a person can look at the page and picture. */
-const OUT = fileURLToPath(new URL('../reports/browser/', import.meta.url));
-const PAGE = `${OUT}eval-report.html`;
-const SCREENSHOT = `${OUT}eval-report.png`;
-const NO_SCRIPT_PAGE = `${OUT}eval-report-no-script.html`;
-const FETCHING_PAGE = `${OUT}fetching-control.html`;
-const TITLE = 'the HTML eval report in headless Chromium';
-
+// Each run works in its own folder (other runs of this suite may be going on at the same time);
+// the page and the screenshot are then copied to reports/browser/ (ignored by git) for a person
+// to look at, each by an atomic rename.
 const chromium = findChromium();
+const RUNS = chromium !== undefined || chromiumRequired();
+const WORK = RUNS ? mkdtempSync(join(tmpdir(), 'mh-eval-html-browser-')) : tmpdir();
+const KEEP = fileURLToPath(new URL('../reports/browser/', import.meta.url));
+const PAGE = join(WORK, 'eval-report.html');
+const SCREENSHOT = join(WORK, 'eval-report.png');
+const NO_SCRIPT_PAGE = join(WORK, 'eval-report-no-script.html');
+const FETCHING_PAGE = join(WORK, 'fetching-control.html');
+const TITLE = 'the HTML eval report in headless Chromium';
 
 function count(text: string, pattern: RegExp): number {
   return text.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
@@ -36,13 +51,13 @@ function openRun(dom: string): string {
   return dom.slice(start, next === -1 ? undefined : next);
 }
 
-if (!chromium && !chromiumRequired()) {
+if (!RUNS) {
   process.stderr.write(
     `\n[skipped: ${TITLE}] no chromium on PATH (apt-get install -y chromium, or set MH_CHROMIUM); CI=true or MH_REQUIRE_CHROMIUM=1 makes this a failure\n`,
   );
 }
 
-describe.skipIf(!chromium && !chromiumRequired())(TITLE, () => {
+describe.skipIf(!RUNS)(TITLE, () => {
   let current: Report;
   let dom: string;
   let requestedHosts: readonly string[];
@@ -52,12 +67,21 @@ describe.skipIf(!chromium && !chromiumRequired())(TITLE, () => {
       throw new Error('chromium is required (CI=true or MH_REQUIRE_CHROMIUM=1) but not on PATH');
     const baseline = await runFixtureSuite('v1');
     current = await runFixtureSuite('v2');
-    mkdirSync(OUT, { recursive: true });
     await current.saveHtml(PAGE, { baseline });
     const run = await runHeadless(chromium, ['--dump-dom', pathToFileURL(PAGE).href]);
     dom = run.stdout;
     requestedHosts = run.requestedHosts;
   }, 120_000);
+
+  afterAll(() => {
+    mkdirSync(KEEP, { recursive: true });
+    for (const file of [PAGE, SCREENSHOT].filter((path) => existsSync(path))) {
+      const staged = join(KEEP, `.${basename(file)}.${process.pid}`);
+      copyFileSync(file, staged);
+      renameSync(staged, join(KEEP, basename(file)));
+    }
+    rmSync(WORK, { recursive: true, force: true });
+  });
 
   it('renders a row per case with its rate and Wilson interval', () => {
     expect(count(dom, /<tr class="case-row/)).toBe(current.summary.byCase.length);
