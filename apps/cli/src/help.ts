@@ -60,9 +60,10 @@ Tracing:
 Record and replay (a JSONL cassette of every model call and tool result; see @mh/eval):
   --record FILE           record this run into FILE (a new file) with any provider, --fake included
   --replay FILE           replay FILE with no provider, no API key and no network: the recorded answers
-                          and tool results are served (tools do not run again); every drift from the
-                          recording (system prompt, tools, messages, parameters, fewer or more calls)
-                          is listed on stderr and exits 3. With --fake or --provider, calls beyond
+                          and write/exec tool results are served (those tools do not run again); read
+                          tools run again and a changed result is drift; every drift from the
+                          recording (system prompt, tools, messages, parameters, compactions, tool
+                          results, fewer or more calls) is listed on stderr and exits 3. With --fake or --provider, calls beyond
                           the recording go to that provider and are appended to FILE.
 
 Other:
