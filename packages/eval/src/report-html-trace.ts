@@ -27,14 +27,23 @@ function spanLine(span: TraceSpan): SafeHtml {
   return html`<span class="span-name">${span.name}</span> <span class="muted">${duration(span.durationMs)}</span>${span.status === 'error' && html` <span class="bad">error</span>`} <span class="muted">${headline.join(' · ')}</span>`;
 }
 
-function spanNode(span: TraceSpan, children: Map<string | undefined, TraceSpan[]>): SafeHtml {
+/** The anchor of a span of failed run `index` in the page. */
+export function spanAnchor(index: number, spanId: string): string {
+  return `${runAnchor(index)}-span-${spanId}`;
+}
+
+function spanNode(
+  span: TraceSpan,
+  children: Map<string | undefined, TraceSpan[]>,
+  index: number,
+): SafeHtml {
   const kids = children.get(span.spanId) ?? [];
   const attributes = Object.entries(span.attributes);
-  return html`<li class="span${span.status === 'error' ? ' span-error' : ''}"><details><summary>${spanLine(span)}</summary><table class="attrs"><tbody>${attributes.map(([key, value]) => html`<tr><th>${key}</th><td><pre>${String(value)}</pre></td></tr>`)}${span.events.length > 0 && html`<tr><th>events</th><td>${span.events.join(', ')}</td></tr>`}</tbody></table></details>${kids.length > 0 && html`<ul>${kids.map((kid) => spanNode(kid, children))}</ul>`}</li>`;
+  return html`<li class="span${span.status === 'error' ? ' span-error' : ''}" id="${spanAnchor(index, span.spanId)}"><details><summary>${spanLine(span)}</summary><table class="attrs"><tbody>${attributes.map(([key, value]) => html`<tr><th>${key}</th><td><pre>${String(value)}</pre></td></tr>`)}${span.events.length > 0 && html`<tr><th>events</th><td>${span.events.join(', ')}</td></tr>`}</tbody></table></details>${kids.length > 0 && html`<ul>${kids.map((kid) => spanNode(kid, children, index))}</ul>`}</li>`;
 }
 
 /** The span tree: roots are spans whose parent is not in the trace. */
-function spanTree(trace: RunTrace): SafeHtml {
+function spanTree(trace: RunTrace, index: number): SafeHtml {
   const ids = new Set(trace.spans.map((span) => span.spanId));
   const children = new Map<string | undefined, TraceSpan[]>();
   for (const span of trace.spans) {
@@ -45,7 +54,7 @@ function spanTree(trace: RunTrace): SafeHtml {
   const roots = children.get(undefined) ?? [];
   if (roots.length === 0)
     return html`<p class="muted">No spans (the agent ignored the tracer).</p>`;
-  return html`<ul class="tree">${roots.map((root) => spanNode(root, children))}</ul>${trace.omitted.spans > 0 && html`<p class="muted">${trace.omitted.spans} more spans left out.</p>`}`;
+  return html`<ul class="tree">${roots.map((root) => spanNode(root, children, index))}</ul>${trace.omitted.spans > 0 && html`<p class="muted">${trace.omitted.spans} more spans left out.</p>`}`;
 }
 
 function message(item: TraceMessage): SafeHtml {
@@ -62,7 +71,7 @@ function conversation(trace: RunTrace): SafeHtml {
 }
 
 /** Where a piece of evidence sits: span, message, attribute (empty when unknown). */
-export function where(item: Evidence): string {
+function where(item: Evidence): string {
   return [
     item.spanId && `span ${item.spanId}`,
     item.messageId && `message ${item.messageId}`,
@@ -70,6 +79,17 @@ export function where(item: Evidence): string {
   ]
     .filter(Boolean)
     .join(', ');
+}
+
+/**
+ * One piece of evidence of failed run `index`: where it sits (its span linked when the run's
+ * trace kept that span) and what it says.
+ */
+export function evidenceItem(item: Evidence, run: CaseRun, index: number): SafeHtml {
+  const place = where(item);
+  const linked =
+    item.spanId !== undefined && run.trace?.spans.some((span) => span.spanId === item.spanId);
+  return html`<li>${place && html`<span class="muted">${linked ? html`<a href="#${spanAnchor(index, item.spanId as string)}">${place}</a>` : place}:</span> `}${item.excerpt}</li>`;
 }
 
 function facts(run: CaseRun): SafeHtml {
@@ -92,13 +112,10 @@ export function failedRun(run: CaseRun, index: number, open: boolean): SafeHtml 
   return html`<details class="run" id="${runAnchor(index)}" data-case="${run.case}"${open && html` open`}><summary><span class="layer layer-${verdict?.layer ?? 'none'}">${verdict?.layer ?? 'failed'}</span> <strong>${run.case}</strong> #${run.repeat} ${verdict && html`<span class="muted">${verdict.rule} (${verdict.confidence})</span> ${verdict.summary}`}</summary>${facts(run)}${
     verdict &&
     verdict.evidence.length > 0 &&
-    html`<h4>Evidence</h4><ul class="evidence">${verdict.evidence.map(
-      (item) =>
-        html`<li>${where(item) && html`<span class="muted">${where(item)}:</span> `}${item.excerpt}</li>`,
-    )}</ul>`
+    html`<h4>Evidence</h4><ul class="evidence">${verdict.evidence.map((item) => evidenceItem(item, run, index))}</ul>`
   }${
     trace
-      ? html`<details class="spans"${open && html` open`}><summary>Span tree (${trace.spans.length} spans)</summary>${spanTree(trace)}</details><details class="conversation"${open && html` open`}><summary>Conversation (${trace.messages.length} messages)</summary>${conversation(trace)}</details>`
+      ? html`<details class="spans"${open && html` open`}><summary>Span tree (${trace.spans.length} spans)</summary>${spanTree(trace, index)}</details><details class="conversation"${open && html` open`}><summary>Conversation (${trace.messages.length} messages)</summary>${conversation(trace)}</details>`
       : html`<p class="muted">No trace kept for this run (a report saved before traces were recorded).</p>`
   }</details>`;
 }

@@ -91,9 +91,12 @@ describe('Report.renderHtml', () => {
     expect(count(page, /<tr class="cluster-row"/)).toBe(current.summary.clusters.length);
     const tool = page.match(/<tr class="cluster-row" data-layer="tool">.*?<\/tr>/)?.[0] ?? '';
     expect(tool).toContain('<code>tool/runtime-error</code>');
-    expect(tool).toMatch(
-      /span [0-9a-f]{16}, mh\.tool\.status:<\/span> lookup_order error: .*ENOENT/,
+    const link = tool.match(
+      /<a href="#(run-0-span-[0-9a-f]{16})">span [0-9a-f]{16}, mh\.tool\.status<\/a>:<\/span> lookup_order error: .*ENOENT/,
     );
+    expect(link).not.toBeNull();
+    // The link leads to the failing tool span in the run's tree.
+    expect(page).toContain(`<li class="span span-error" id="${link?.[1]}">`);
     expect(tool).toContain(
       '<a href="#run-0">order-total#0</a>, <a href="#run-1">order-total#1</a>',
     );

@@ -5,7 +5,7 @@ import { count, counted, duration, interval, percent, usd } from './report-forma
 import { REPORT_CSP, REPORT_CSS, REPORT_SCRIPT } from './report-html-assets.js';
 import { comparisonSection } from './report-html-compare.js';
 import { html, rawHtml, type SafeHtml } from './report-html-kit.js';
-import { failedRun, runAnchor, where } from './report-html-trace.js';
+import { evidenceItem, failedRun, runAnchor } from './report-html-trace.js';
 import type { RateSummary, ReportSummary } from './report-summary.js';
 import type { CaseRun, ReportMeta } from './report-types.js';
 
@@ -71,8 +71,9 @@ function clusterSection(clusters: readonly FailureCluster[], failed: readonly Ca
           ? [{ run, index }]
           : [],
       );
-      const evidence = members[0]?.run.attribution?.evidence ?? [];
-      return html`<tr class="cluster-row" data-layer="${cluster.layer}"><td>${cluster.count}</td><td><span class="layer layer-${cluster.layer}">${cluster.layer}</span></td><td><code>${cluster.rule}</code></td><td>${cluster.cases.join(', ')}</td><td>${cluster.example}${evidence.length > 0 && html`<ul class="evidence">${evidence.slice(0, 3).map((item) => html`<li>${where(item) && html`<span class="muted">${where(item)}:</span> `}${item.excerpt}</li>`)}</ul>`}<div class="muted">runs: ${members.slice(0, MAX_CLUSTER_LINKS).map(({ run, index }, position) => html`${position > 0 && ', '}<a href="#${runAnchor(index)}">${run.case}#${run.repeat}</a>`)}${members.length > MAX_CLUSTER_LINKS && ` … ${members.length - MAX_CLUSTER_LINKS} more`}</div></td></tr>`;
+      const first = members[0];
+      const evidence = first?.run.attribution?.evidence ?? [];
+      return html`<tr class="cluster-row" data-layer="${cluster.layer}"><td>${cluster.count}</td><td><span class="layer layer-${cluster.layer}">${cluster.layer}</span></td><td><code>${cluster.rule}</code></td><td>${cluster.cases.join(', ')}</td><td>${cluster.example}${first && evidence.length > 0 && html`<ul class="evidence">${evidence.slice(0, 3).map((item) => evidenceItem(item, first.run, first.index))}</ul>`}<div class="muted">runs: ${members.slice(0, MAX_CLUSTER_LINKS).map(({ run, index }, position) => html`${position > 0 && ', '}<a href="#${runAnchor(index)}">${run.case}#${run.repeat}</a>`)}${members.length > MAX_CLUSTER_LINKS && ` … ${members.length - MAX_CLUSTER_LINKS} more`}</div></td></tr>`;
     },
   )}</tbody></table></section>`;
 }
