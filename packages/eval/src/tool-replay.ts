@@ -165,7 +165,8 @@ export class ReplayToolExecutor implements ToolExecutor {
 
   /**
    * Reports where the current executor would treat the call otherwise than recorded; returns the
-   * preview (undefined when the executor cannot preview or the preview failed).
+   * preview when it agrees with the recording (undefined when it does not, when the executor
+   * cannot preview, or when the preview failed).
    */
   async #comparePreview(
     entry: ToolEntry,
@@ -181,8 +182,11 @@ export class ReplayToolExecutor implements ToolExecutor {
       this.#reportAll([previewFailure(entry.outcome, call, error, context)]);
       return undefined;
     }
-    this.#reportAll(previewFindings(entry.outcome, call, preview, context));
-    return preview;
+    const findings = previewFindings(entry.outcome, call, preview, context);
+    this.#reportAll(findings);
+    // A call the current policy would treat otherwise is served: running it would only restate
+    // the finding, or do what the recording never did.
+    return findings.length === 0 ? preview : undefined;
   }
 
   /** Runs a recorded call live and reports a result that differs (a strict replay then fails). */

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { ReplayDriftError } from '@mh/core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CassetteOptions, openCassette } from '../src/index.js';
@@ -124,5 +125,22 @@ describe('per-tool replay modes', () => {
         toolModes: { lookup: 'sometimes' as 'live' },
       }),
     ).rejects.toThrow(/toolModes\.lookup/);
+  });
+
+  it('serves a read call whose recorded decision differs from the current one: one finding, no run', async () => {
+    const path = await recordRun(READ);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    const denied = lines.map((line) => {
+      const entry = JSON.parse(line);
+      if (entry.type === 'tool' && entry.call.id === 'toolu_1') entry.outcome.status = 'denied';
+      return JSON.stringify(entry);
+    });
+    writeFileSync(path, `${denied.join('\n')}\n`);
+    const { drifts } = await replayRun(path, READ, { strict: false });
+    const toolFindings = drifts.filter((drift) => drift.kind.startsWith('tool-'));
+    expect(toolFindings.map((drift) => [drift.kind, drift.path])).toEqual([
+      ['tool-decision', 'toolCalls.toolu_1.status'],
+    ]);
+    expect(lookupRuns.count).toBe(1);
   });
 });
