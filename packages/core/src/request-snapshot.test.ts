@@ -138,7 +138,7 @@ describe('requestSnapshot', () => {
 
   it('lets a provider replace or change its own copy, as a plain request would', () => {
     const history = [userMessage('a', 'a')];
-    const request = requestSnapshot(fields, history) as { messages: Message[] };
+    const request = requestSnapshot(fields, history) as unknown as { messages: Message[] };
     request.messages.push(userMessage('x', 'x'));
     expect(request.messages.map((message) => message.id)).toEqual(['a', 'x']);
     request.messages = [];
