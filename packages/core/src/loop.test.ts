@@ -9,6 +9,7 @@ import {
 } from '../test/stub-executor.js';
 import { CancelledError, HarnessError, ProviderError } from './errors.js';
 import { interruptedResultText, validateHistory } from './history.js';
+import { InMemoryTracer } from './in-memory-tracer.js';
 import { runLoop } from './loop.js';
 import type { LoopOptions } from './loop-options.js';
 import {
@@ -20,7 +21,7 @@ import {
   userMessage,
 } from './messages.js';
 import type { Provider } from './provider.js';
-import type { AgentEvent } from './run-result.js';
+import type { AgentEvent, RunResult } from './run-result.js';
 import type { ToolExecutor } from './tool.js';
 
 function options(overrides: Partial<LoopOptions> & Pick<LoopOptions, 'provider'>): LoopOptions {
@@ -320,6 +321,63 @@ describe('runLoop completion', () => {
     expect(ends).toHaveLength(1);
     expect(events.at(-1)).toBe(ends[0]);
     expect(ends[0]?.result).toBe(result);
+  });
+});
+
+describe('runLoop and Provider.settle', () => {
+  /** A script provider whose settle turns a guard into an error, recording what it saw. */
+  function settling(settle: Provider['settle']): ScriptProvider & { seen: RunResult[] } {
+    const provider = new ScriptProvider([
+      { toolCalls: [{ name: 'echo' }] },
+      { toolCalls: [{ name: 'echo' }] },
+      { text: 'done' },
+    ]) as ScriptProvider & { seen: RunResult[]; settle?: Provider['settle'] };
+    provider.seen = [];
+    provider.settle = (result) => {
+      provider.seen.push(result);
+      return settle?.(result) ?? result;
+    };
+    return provider;
+  }
+  const drift = new HarnessError('the run stopped before its recording did');
+
+  it('reports the result the provider settles, in run-end, the return value and the run span', async () => {
+    const provider = settling((result) =>
+      result.status === 'guard'
+        ? { ...result, status: 'error', guard: undefined, error: drift }
+        : result,
+    );
+    const tracer = new InMemoryTracer();
+    const { events, result } = await drainRun(
+      options({
+        provider,
+        tools: new StubExecutor({ echo: echoTool }),
+        limits: { maxTurns: 1 },
+        tracer,
+      }),
+    );
+    expect(provider.seen.map((seen) => [seen.status, seen.guard])).toEqual([
+      ['guard', 'max-turns'],
+    ]);
+    expect(result).toMatchObject({ status: 'error', guard: undefined, error: drift });
+    expect(eventsOfType(events, 'run-end')[0]?.result).toBe(result);
+    const run = tracer.records().find((span) => span.name === 'mh.run');
+    expect(run?.attributes['mh.run.status']).toBe('error');
+    expect(run?.attributes['mh.guard']).toBeUndefined();
+    expect(validateHistory(result.messages)).toEqual([]);
+  });
+
+  it('keeps the run’s own result when settle throws or has nothing to change', async () => {
+    const throwing = settling(() => {
+      throw new Error('bookkeeping broke');
+    });
+    const tools = new StubExecutor({ echo: echoTool });
+    const { result } = await drainRun(options({ provider: throwing, tools }));
+    expect(result).toMatchObject({ status: 'completed', text: 'done' });
+    const quiet = settling(undefined);
+    const second = await drainRun(options({ provider: quiet, tools, limits: { maxTurns: 1 } }));
+    expect(second.result).toMatchObject({ status: 'guard', guard: 'max-turns' });
+    expect(quiet.seen).toHaveLength(1);
   });
 });
 

@@ -10,7 +10,7 @@ import { checkLoopOptions, type LoopOptions } from './loop-options.js';
 import { type Message, messageText, newMessageId, toolUsesOf } from './messages.js';
 import { streamModelCall, usageAttributes } from './model-call.js';
 import { defaultPricing } from './pricing.js';
-import type { StopReason } from './provider.js';
+import type { Provider, StopReason } from './provider.js';
 import { requestSnapshot } from './request-snapshot.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
@@ -321,7 +321,7 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     yield { type: 'history-repair', repairs: finalRepairs };
   }
   const firstAdded = history.findIndex((message) => added.has(message.id));
-  const result: RunResult = {
+  const reported: RunResult = {
     runId,
     status,
     guard: stop?.status === 'guard' ? stop.guard : undefined,
@@ -337,17 +337,29 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     repairs,
     compactions,
   };
+  const result = settleWithProvider(options.provider, reported);
   runSpan.setAttributes({
     ...usageAttributes(usage),
-    [A.runStatus]: status,
+    [A.runStatus]: result.status,
     [A.guard]: result.guard,
-    [A.guardLimit]: stop?.status === 'guard' ? stop.error.limit : undefined,
-    [A.guardValue]: stop?.status === 'guard' ? stop.error.value : undefined,
+    [A.guardLimit]: stop?.status === 'guard' && result.guard ? stop.error.limit : undefined,
+    [A.guardValue]: stop?.status === 'guard' && result.guard ? stop.error.value : undefined,
     [A.turns]: turns,
     [A.costUsd]: costUsd,
   });
-  if (stop?.status === 'error') recordFailure(runSpan, stop.error);
+  if (result.status === 'error' && result.error) recordFailure(runSpan, result.error);
   runSpan.end();
   yield { type: 'run-end', result };
   return result;
+}
+
+/** The run's result as the provider settles it (`Provider.settle`), or as it is. */
+function settleWithProvider(provider: Provider, result: RunResult): RunResult {
+  if (typeof provider.settle !== 'function') return result;
+  try {
+    return provider.settle(result) ?? result;
+  } catch {
+    // A provider's bookkeeping must not lose the run's result.
+    return result;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Message } from './messages.js';
+import type { RunResult } from './run-result.js';
 import type { Usage } from './usage.js';
 
 /** A JSON Schema object, as sent to providers. */
@@ -107,4 +108,10 @@ export interface Provider {
   readonly name: string;
   /** Starts a model call. The iterable is consumed once; the consumer's pace is the stream's pace. */
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamEvent>;
+  /**
+   * Optional: sees the result of each run this provider served before the loop reports it, and
+   * may return another. A replaying provider uses it to end a run that stopped before its
+   * recording did with the drift error, where the caller reads the result. Must not throw.
+   */
+  settle?(result: RunResult): RunResult;
 }

@@ -43,6 +43,22 @@ describe('a strict replay that stops before its recording does', () => {
     expect(drifts.map((drift) => drift.kind)).toEqual(['unconsumed-requests']);
   });
 
+  it('ends a bare run() with the drift error too: the loop asks its provider to settle', async () => {
+    const path = await recordSession();
+    const cassette = await openCassette(path, { mode: 'lockdown' });
+    const { agent } = cassetteAgent(cassette, KEY, undefined, { maxTurns: 2 });
+    const result = await agent.run(PROMPT);
+    expect(result.status).toBe('error');
+    expect(result.guard).toBeUndefined();
+    expect(ReplayDriftError.isInstance(result.error)).toBe(true);
+    expect(result.error?.message).toContain('the run stopped (guard max-turns)');
+    // Settling again (what an eval runner does) changes nothing: the finding is reported once.
+    expect(cassette.settle(KEY, result)).toBe(result);
+    expect((await cassette.close()).drifts.map((drift) => drift.kind)).toEqual([
+      'unconsumed-requests',
+    ]);
+  });
+
   it('leaves a lenient replay its status: the drift is listed at close', async () => {
     const { results, drifts } = await replaySession(await recordSession(), { maxTurns: 2 }, false);
     expect(results[0]?.status).toBe('guard');
