@@ -56,6 +56,12 @@ export interface Tool<Input = unknown> {
   readonly timeoutMs?: number;
   /** True when running it twice has the effect of running it once (safe to retry or re-run). */
   readonly idempotent?: boolean;
+  /**
+   * True when it is a pure function of its input: no side effect, the same output for the same
+   * input. A replay runs such a tool again and compares its result with the recording, as it
+   * does for `read` tools (others are served from the recording).
+   */
+  readonly deterministic?: boolean;
   /** Runs the tool. Throwing means the call failed; the model sees the message as an error result. */
   run(input: Input, context: ToolRunContext): Promise<ToolOutput>;
 }
@@ -171,6 +177,8 @@ export interface ToolCallPreview {
   readonly decision: ToolCallPreviewDecision;
   /** The permission the tool declares, when the tool exists. */
   readonly permission?: Permission;
+  /** True when the tool declares itself deterministic (`Tool.deterministic`). */
+  readonly deterministic?: boolean;
   /**
    * Why, for `denied` (the policy's reason, as the model would read it), `invalid-arguments` (the
    * problems) and `undecidable`; absent otherwise.

@@ -15,9 +15,9 @@ import type { PreviewFindingContext } from './tool-replay-preview.js';
 
 /**
  * How a replay treats `call`: the caller's override for the tool if any; otherwise `live` when the
- * current executor says the tool is `read` (and it was `read` when recorded, if that is known)
- * and its policy would run the call without asking, and `served` in every other case (a side
- * effect now or then, a denial, a human's answer, no preview at all).
+ * current executor says the tool is `read` (and it was `read` when recorded, if that is known) or
+ * declares itself `deterministic`, and its policy would run the call without asking; `served` in
+ * every other case (a side effect now or then, a denial, a human's answer, no preview at all).
  */
 export function toolReplayMode(
   entry: ToolEntry,
@@ -30,7 +30,9 @@ export function toolReplayMode(
   const recorded = entry.outcome.permission;
   const readOnly =
     preview?.permission === 'read' && (recorded === undefined || recorded === 'read');
-  return preview?.decision === 'run' && readOnly ? 'live' : 'served';
+  // A tool that declares itself deterministic is a pure function of its input: safe to run again.
+  const pure = preview?.deterministic === true;
+  return preview?.decision === 'run' && (readOnly || pure) ? 'live' : 'served';
 }
 
 /** The recorded outcome as a served `ToolOutcome` for `call`. */

@@ -27,6 +27,8 @@ export interface AgentSettings {
   readonly lookupPermission?: Permission;
   /** What `lookup` returns (default `lookupText`): a changed tool. */
   readonly lookupText?: (query: string) => string;
+  /** Whether `lookup` declares itself deterministic (a pure function of its input). */
+  readonly lookupDeterministic?: boolean;
 }
 
 export const SYSTEM = 'You answer questions about orders. Use lookup.';
@@ -46,6 +48,7 @@ function lookupTool(settings: AgentSettings) {
     description: settings.lookupDescription ?? 'Looks up an order by its number.',
     input: z.object({ query }),
     permission: settings.lookupPermission ?? 'write',
+    ...(settings.lookupDeterministic ? { deterministic: true } : {}),
     run: ({ query: value }) => {
       lookupRuns.count++;
       return (settings.lookupText ?? lookupText)(String(value));

@@ -95,6 +95,24 @@ describe('per-tool replay modes', () => {
     expect(drifts).toEqual([]);
   });
 
+  it('runs a write tool that declares itself deterministic live, and finds its changed result', async () => {
+    const pure: AgentSettings = { lookupDeterministic: true };
+    const path = await recordRun(pure);
+    const same = await replayRun(path, pure);
+    expect([same.result.status, lookupRuns.count, same.drifts]).toEqual(['completed', 2, []]);
+    lookupRuns.count = 0;
+    const changed = await replayRun(
+      path,
+      { ...pure, lookupText: changedLookup },
+      { strict: false },
+    );
+    expect(lookupRuns.count).toBe(2);
+    expect(changed.drifts.map((drift) => [drift.kind, drift.path])).toEqual([
+      ['tool-result', 'toolCalls.toolu_1.result'],
+      ['tool-result', 'toolCalls.toolu_2.result'],
+    ]);
+  });
+
   it('lets an option serve a read tool or run a write tool live', async () => {
     const readPath = await recordRun(READ);
     const served = await replayRun(

@@ -36,6 +36,8 @@ describe('defineTool', () => {
     expect(tool.permission).toBe('read');
     expect(tool.timeoutMs).toBe(500);
     expect(tool.idempotent).toBe(false);
+    expect(tool.deterministic).toBeUndefined();
+    expect(defineTool(definition({ deterministic: true })).deterministic).toBe(true);
   });
 
   it('derives an object JSON Schema of the input side without $schema', () => {
@@ -124,6 +126,7 @@ describe('defineTool', () => {
     ['timeoutMs', { timeoutMs: -5 }],
     ['timeoutMs', { timeoutMs: Number.POSITIVE_INFINITY }],
     ['idempotent', { idempotent: 'yes' }],
+    ['deterministic', { deterministic: 1 }],
     ['run', { run: 'not a function' }],
     ['timeout', { timeout: 500 }],
     ['readOnly', { readOnly: true }],

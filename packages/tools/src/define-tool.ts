@@ -20,6 +20,11 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   /** True when running twice equals running once; only such tools are retried. Default false. */
   readonly idempotent?: boolean;
   /**
+   * True when the tool is a pure function of its input (no side effect, same output for the same
+   * input): a replay runs it again and compares its result, as for `read` tools. Default false.
+   */
+  readonly deterministic?: boolean;
+  /**
    * Runs the tool with the parsed, typed arguments. Return text or `{ content, isError }`; throw to
    * fail the call (the model sees the message). Honour `context.signal`.
    */
@@ -33,12 +38,14 @@ const DEFINITION_KEYS: readonly string[] = [
   'permission',
   'timeoutMs',
   'idempotent',
+  'deterministic',
   'run',
 ];
 
 /**
  * Defines a tool from a zod schema. Throws `ConfigError` naming the bad field (`name`,
- * `description`, `input`, `permission`, `timeoutMs`, `idempotent` or `run`) or an unknown key.
+ * `description`, `input`, `permission`, `timeoutMs`, `idempotent`, `deterministic` or `run`) or an
+ * unknown key.
  *
  * @example
  * ```ts

@@ -40,6 +40,28 @@ describe('ToolExecutor.preview', () => {
     expect(runs).toBe(0);
   });
 
+  it('says a tool declares itself deterministic, whatever the decision', async () => {
+    const pure = defineTool({
+      name: 'pure',
+      description: 'Formats a number.',
+      input: z.object({ n: z.number() }),
+      permission: 'write',
+      deterministic: true,
+      run: ({ n }) => n.toFixed(2),
+    });
+    const granted = new ToolExecutor({ tools: [pure], grants: ['write'] });
+    expect(await granted.preview(call('pure', { n: 1 }))).toEqual({
+      decision: 'run',
+      permission: 'write',
+      deterministic: true,
+    });
+    const ungranted = new ToolExecutor({ tools: [pure], grants: [] });
+    const preview = await ungranted.preview(call('pure', { n: 1 }));
+    expect(preview.decision).not.toBe('run');
+    expect(preview).toHaveProperty('deterministic', true);
+    expect(await granted.preview(call('shell'))).not.toHaveProperty('deterministic');
+  });
+
   it('says an ungranted call would be denied, with the reason execute gives', async () => {
     const executor = new ToolExecutor({ tools: [shell] });
     expect(await executor.preview(call('shell'))).toEqual({

@@ -1,4 +1,10 @@
-import type { PermissionPolicy, PermissionPreview, ToolCallPreview, ToolUseBlock } from '@mh/core';
+import type {
+  Permission,
+  PermissionPolicy,
+  PermissionPreview,
+  ToolCallPreview,
+  ToolUseBlock,
+} from '@mh/core';
 import { admitCall, policyFailureReason } from './execute-call.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -24,12 +30,29 @@ export async function previewCall(
   }
   const { tool, input } = admitted;
   const permission = tool.permission;
+  if (tool.deterministic === true) {
+    return {
+      ...(await previewAdmitted(call, tool.name, permission, input, policy)),
+      deterministic: true,
+    };
+  }
+  return await previewAdmitted(call, tool.name, permission, input, policy);
+}
+
+/** The policy's answer for an admitted call, as a preview. */
+async function previewAdmitted(
+  call: ToolUseBlock,
+  toolName: string,
+  permission: Permission,
+  input: unknown,
+  policy: PermissionPolicy,
+): Promise<ToolCallPreview> {
   if (typeof policy.preview !== 'function') {
     return { decision: 'undecidable', permission, reason: 'the permission policy has no preview' };
   }
   let answer: PermissionPreview;
   try {
-    answer = await policy.preview({ toolName: tool.name, permission, input, callId: call.id });
+    answer = await policy.preview({ toolName, permission, input, callId: call.id });
   } catch (error) {
     return { decision: 'denied', permission, reason: policyFailureReason(error) };
   }

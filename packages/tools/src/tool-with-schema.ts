@@ -14,6 +14,8 @@ export interface ToolFieldsWithSchema<Input> {
   readonly timeoutMs?: number;
   /** True when running twice equals running once. Default false. */
   readonly idempotent?: boolean;
+  /** True when it is a pure function of its input (a replay runs it again). Default false. */
+  readonly deterministic?: boolean;
   /** Runs the tool with the parsed arguments. */
   run(input: Input, context: ToolRunContext): ToolOutput | Promise<ToolOutput>;
 }
@@ -31,6 +33,7 @@ export function toolWithSchema<Input>(fields: ToolFieldsWithSchema<Input>): Tool
     permission: fields.permission,
     ...(fields.timeoutMs === undefined ? {} : { timeoutMs: fields.timeoutMs }),
     idempotent: fields.idempotent ?? false,
+    ...(fields.deterministic === true ? { deterministic: true } : {}),
     // Wrapped in an async function so a synchronous throw becomes a rejected promise.
     run: async (input, context) => run(input, context),
   };

@@ -15,6 +15,8 @@ export interface ToolFields {
   readonly timeoutMs?: unknown;
   /** Candidate idempotence flag. */
   readonly idempotent?: unknown;
+  /** Candidate determinism flag. */
+  readonly deterministic?: unknown;
   /** Candidate run function. */
   readonly run: unknown;
 }
@@ -24,7 +26,7 @@ export interface ToolFields {
  * fails at definition time instead of reaching a model.
  */
 export function assertToolFields(fields: ToolFields): void {
-  const { name, description, permission, timeoutMs, idempotent, run } = fields;
+  const { name, description, permission, timeoutMs, idempotent, deterministic, run } = fields;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     throw new ConfigError(
       'name',
@@ -57,6 +59,12 @@ export function assertToolFields(fields: ToolFields): void {
   }
   if (idempotent !== undefined && typeof idempotent !== 'boolean') {
     throw new ConfigError('idempotent', `expected a boolean, got ${describeValue(idempotent)}`);
+  }
+  if (deterministic !== undefined && typeof deterministic !== 'boolean') {
+    throw new ConfigError(
+      'deterministic',
+      `expected a boolean, got ${describeValue(deterministic)}`,
+    );
   }
   if (typeof run !== 'function') {
     throw new ConfigError('run', `expected a function, got ${describeValue(run)}`);
