@@ -85,7 +85,7 @@ async function storeMessages(
   }
   return messages.map((message) => {
     const seq = seqByHash.get(message.hash.toString('hex'));
-    if (seq === undefined) throw new Error(`message ${message.message.id} was not stored`);
+    if (seq === undefined) throw new Error(`message ${message.id} was not stored`);
     return seq;
   });
 }
@@ -98,7 +98,7 @@ function describe(turn: PreparedTurn, seqTurn: number, createdAt: number): Check
     parentId: turn.expectedHead,
     turn: seqTurn,
     createdAt,
-    messageIds: turn.messages.map(({ message }) => message.id),
+    messageIds: turn.messages.map(({ id }) => id),
     meta: turn.meta,
   };
 }

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type CheckpointMeta, ConfigError, canonicalJson, type Message } from '@mh/core';
 
-/** A message in its stored form: canonical JSON and the sha-256 of it. */
+/**
+ * A message in its stored form: canonical JSON and the sha-256 of it. Plain data (no copy of the
+ * message object), so it crosses to the store's thread once, as its JSON.
+ */
 export interface EncodedMessage {
-  /** The message as given. */
-  readonly message: Message;
+  /** The message's id. */
+  readonly id: string;
   /** Canonical JSON (sorted keys, no whitespace): the exact bytes stored and hashed. */
   readonly body: string;
   /** sha-256 of `body`, 32 bytes: the content address. */
@@ -16,7 +19,7 @@ const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 /** Encodes a message for storage. Two messages with equal content get the same hash. */
 export function encodeMessage(message: Message): EncodedMessage {
   const body = canonicalJson(message);
-  return { message, body, hash: sha256(body) };
+  return { id: message.id, body, hash: sha256(body) };
 }
 
 /**
