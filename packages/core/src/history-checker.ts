@@ -1,5 +1,6 @@
 import { type HistoryViolation, validateFrom } from './history.js';
 import type { ContentBlock, Message } from './messages.js';
+import type { SettledPrefix } from './settled-histories.js';
 
 /**
  * Validates a history that only grows, checking each message once, so that checking before every
@@ -11,7 +12,35 @@ import type { ContentBlock, Message } from './messages.js';
 export class HistoryChecker {
   #checked = 0;
   #last: Message | undefined;
-  readonly #useIds = new Set<string>();
+  readonly #useIds: Set<string>;
+
+  /**
+   * @param settled A prefix of the histories to come that is known valid, with the ids of its tool
+   *   calls (the checker adds to them): checking starts after it.
+   */
+  constructor(settled?: { readonly history: readonly Message[]; readonly prefix: SettledPrefix }) {
+    this.#useIds = settled?.prefix.useIds ?? new Set<string>();
+    if (settled && settled.prefix.length > 0) {
+      this.#checked = settled.prefix.length;
+      this.#last = settled.history[settled.prefix.length - 1];
+    }
+  }
+
+  /** The ids of every tool call in the checked history (shared, not a copy). */
+  get useIds(): Set<string> {
+    return this.#useIds;
+  }
+
+  /**
+   * How many leading messages of `history` are checked, valid and closed (no call left without
+   * its result); 0 after a rewrite.
+   */
+  checkedLength(history: readonly Message[]): number {
+    const last = this.#last;
+    if (this.#checked === 0 || last === undefined || history[this.#checked - 1] !== last) return 0;
+    const open = last.role === 'assistant' && last.content.some((b) => b.type === 'tool_use');
+    return open ? 0 : this.#checked;
+  }
 
   /** Every violation of the pairing invariant in `history` (as `validateHistory` reports them). */
   check(history: readonly Message[]): HistoryViolation[] {

@@ -11,7 +11,9 @@ import {
   type HistoryRepair,
   interruptedResultText,
   type RepairKind,
+  repairAfterSettled,
   repairHistory,
+  repairPairs,
   type ViolationKind,
   validateHistory,
 } from './history.js';
@@ -61,6 +63,42 @@ function expectedRepairs(corrupted: CorruptedHistory): {
   });
   return { missing, tagCounts, insertedMessages };
 }
+
+describe('repairAfterSettled', () => {
+  const useIdsOf = (history: readonly Message[]): Set<string> =>
+    new Set(
+      history.flatMap((message) =>
+        message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])),
+      ),
+    );
+
+  it('repairs a settled history plus anything as repairPairs repairs the whole, looking only after it', () => {
+    fc.assert(
+      fc.property(
+        corruptedHistory({ structural: true }),
+        corruptedHistory({ structural: true }),
+        fc.constantFrom('cancelled' as const, 'interrupted' as const),
+        (before, after, reason) => {
+          const settled = repairHistory(before.history, { newId: deterministicIds() }).history;
+          const whole = [...settled, ...after.history];
+          const known = useIdsOf(settled);
+          const size = known.size;
+          const expected = repairPairs(whole, { reason, newId: deterministicIds() });
+          const actual = repairAfterSettled(whole, settled.length, known, {
+            reason,
+            newId: deterministicIds(),
+          });
+          expect(actual).toEqual(expected);
+          expect(known.size).toBe(size);
+          for (let index = 0; index < settled.length; index++) {
+            expect(actual.history[index]).toBe(settled[index]);
+          }
+        },
+      ),
+      RUNS,
+    );
+  });
+});
 
 describe('repairHistory', () => {
   it('leaves no violation in any corrupted history', () => {

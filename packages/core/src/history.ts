@@ -206,14 +206,30 @@ export function repairPairs(
   history: readonly Message[],
   options: RepairOptions = {},
 ): RepairResult {
+  return repairAfterSettled(history, 0, new Set<string>(), options);
+}
+
+/**
+ * `repairPairs(history)`, when its first `settled` messages are a history the loop settled (every
+ * call answered, every block allowed) whose tool call ids are `settledUseIds`: only the messages
+ * after them are looked at, and the result is the same. `settledUseIds` is not changed.
+ */
+export function repairAfterSettled(
+  history: readonly Message[],
+  settled: number,
+  settledUseIds: ReadonlySet<string>,
+  options: RepairOptions = {},
+): RepairResult {
   const reason = options.reason ?? 'interrupted';
   const newId = options.newId ?? (() => newMessageId());
   const repairs: HistoryRepair[] = [];
   const cleaned: Message[] = [];
-  const seenUseIds = new Set<string>();
+  const ownUseIds = new Set<string>();
+  const seen = (id: string): boolean => ownUseIds.has(id) || settledUseIds.has(id);
 
   // Pass 1: drop misplaced and duplicate tool calls, and empty messages.
-  for (const message of history) {
+  for (let at = settled; at < history.length; at++) {
+    const message = history[at] as Message;
     const content: ContentBlock[] = [];
     for (const block of message.content) {
       if (block.type === 'tool_use' && message.role !== 'assistant') {
@@ -240,7 +256,7 @@ export function repairPairs(
           messageId: message.id,
           detail: `dropped a ${block.type} block from a ${message.role} message (no vendor accepts it there)`,
         });
-      } else if (block.type === 'tool_use' && seenUseIds.has(block.id)) {
+      } else if (block.type === 'tool_use' && seen(block.id)) {
         repairs.push({
           kind: 'dropped-duplicate-tool-use',
           messageId: message.id,
@@ -248,7 +264,7 @@ export function repairPairs(
           detail: `dropped second tool call with id ${block.id}`,
         });
       } else {
-        if (block.type === 'tool_use') seenUseIds.add(block.id);
+        if (block.type === 'tool_use') ownUseIds.add(block.id);
         content.push(block);
       }
     }
@@ -263,8 +279,9 @@ export function repairPairs(
     cleaned.push(content.length === message.content.length ? message : { ...message, content });
   }
 
-  // Pass 2: pair every call with exactly one result in the next message.
-  const output: Message[] = [];
+  // Pass 2: pair every call with exactly one result in the next message. A settled prefix ends
+  // with no call left to answer, so what follows it is paired on its own.
+  const output: Message[] = history.slice(0, settled);
   for (let index = 0; index < cleaned.length; index++) {
     const message = cleaned[index] as Message;
     const previous = output[output.length - 1];

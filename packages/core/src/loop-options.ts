@@ -10,6 +10,7 @@ import type { Message, ToolResultBlock, ToolUseBlock } from './messages.js';
 import { defaultPricing, type PricingTable } from './pricing.js';
 import type { Provider } from './provider.js';
 import type { RunStatus } from './run-result.js';
+import { settledLength } from './settled-histories.js';
 import type { ToolExecutor } from './tool.js';
 import type { Span, Tracer } from './tracer.js';
 import type { Usage } from './usage.js';
@@ -154,7 +155,12 @@ export function checkLoopOptions(options: LoopOptions): Limits {
   if (options.system !== undefined && typeof options.system !== 'string') {
     throw new ConfigError('system', 'expected a string');
   }
-  assertMessages(options.history, 'history');
+  // A prefix a run settled was checked then (see settled-histories.ts).
+  assertMessages(
+    options.history,
+    'history',
+    Array.isArray(options.history) ? settledLength(options.history) : 0,
+  );
   if (options.tools !== undefined && typeof options.tools?.execute !== 'function') {
     throw new ConfigError('tools', 'expected a ToolExecutor');
   }

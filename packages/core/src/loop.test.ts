@@ -324,6 +324,109 @@ describe('runLoop completion', () => {
   });
 });
 
+describe('runLoop over a history an earlier run settled', () => {
+  /** Counts reads of each message's content, keeping the message objects as they are. */
+  function countContentReads(messages: readonly Message[]): { reads: number; byIndex: number[] } {
+    const counter = { reads: 0, byIndex: messages.map(() => 0) };
+    messages.forEach((message, index) => {
+      const content = message.content;
+      Object.defineProperty(message, 'content', {
+        get: () => {
+          counter.reads++;
+          counter.byIndex[index] = (counter.byIndex[index] ?? 0) + 1;
+          return content;
+        },
+        configurable: true,
+      });
+    });
+    return counter;
+  }
+  const script = () =>
+    new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }, { text: 'done' }]);
+  const tools = new StubExecutor({ echo: echoTool });
+
+  it('checks and repairs only what follows the settled messages', async () => {
+    const first = await drainRun(options({ provider: script(), tools }));
+    const settled = first.result.messages;
+    const counter = countContentReads(settled);
+    const next = await drainRun(
+      options({
+        provider: new ScriptProvider([{ text: 'again' }]),
+        history: [...settled, userMessage('and now?', 'u1')],
+      }),
+    );
+    expect(next.result.status).toBe('completed');
+    // Only the last settled message is looked at (the prompt's neighbour), whatever the length.
+    expect(counter.byIndex.slice(0, -1).every((reads) => reads === 0)).toBe(true);
+    expect(counter.reads).toBeLessThanOrEqual(4);
+    expect(validateHistory(next.result.messages)).toEqual([]);
+    expect(next.result.messages.slice(0, settled.length)).toEqual(settled);
+    // The same messages as copies were never settled: every one is checked.
+    const copies = structuredClone([...next.result.messages]);
+    const copied = countContentReads(copies);
+    await drainRun(
+      options({
+        provider: new ScriptProvider([{ text: 'once more' }]),
+        history: [...copies, userMessage('last', 'u2')],
+      }),
+    );
+    expect(copied.reads).toBeGreaterThan(copies.length);
+  });
+
+  it('reports as newMessages the prompt and what the run added, settled prefix or not', async () => {
+    const first = await drainRun(options({ provider: script(), tools }));
+    expect(first.result.newMessages.map((m) => m.id)).toEqual(
+      first.result.messages.map((m) => m.id),
+    );
+    const prompt = userMessage('and now?', 'u1');
+    const next = await drainRun(
+      options({ provider: script(), tools, history: [...first.result.messages, prompt] }),
+    );
+    expect(next.result.newMessages[0]).toBe(prompt);
+    expect(next.result.newMessages).toHaveLength(4);
+    expect(next.result.messages.slice(-4)).toEqual(next.result.newMessages);
+  });
+
+  it('checks a second branch of the same settled history in full, and keeps both valid', async () => {
+    const first = await drainRun(options({ provider: script(), tools }));
+    const base = first.result.messages;
+    // Branch A takes the settled prefix and reuses the call id c1 (renamed: it is taken). It is
+    // still running, past the check that took its renamed call, when branch B starts.
+    const loopA = runLoop(
+      options({ provider: script(), tools, history: [...base, userMessage('a', 'ua')] }),
+    );
+    let turnStarts = 0;
+    while (turnStarts < 2) {
+      const next = await loopA.next();
+      if (next.done) throw new Error('branch A ended early');
+      if (next.value.type === 'turn-start') turnStarts++;
+    }
+    // Branch B starts from the same base: A's call ids must not leak into its checks.
+    const branchB = await drainRun(
+      options({
+        // A call id branch A's run took: free again on this branch.
+        provider: new ScriptProvider([
+          { toolCalls: [{ id: 'c1_2', name: 'echo' }] },
+          { text: 'b' },
+        ]),
+        tools,
+        history: [...base, userMessage('b', 'ub')],
+      }),
+    );
+    let endA = await loopA.next();
+    while (!endA.done) endA = await loopA.next();
+    const branchA = { result: endA.value };
+    for (const run of [branchA, branchB]) {
+      expect(run.result.status).toBe('completed');
+      expect(validateHistory(run.result.messages)).toEqual([]);
+    }
+    const callIds = (messages: readonly Message[]) =>
+      messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+    expect(callIds(branchA.result.messages)).toEqual(['c1', 'c1_2']);
+    expect(callIds(branchB.result.messages)).toEqual(['c1', 'c1_2']);
+  });
+});
+
 describe('runLoop and Provider.settle', () => {
   /** A script provider whose settle turns a guard into an error, recording what it saw. */
   function settling(settle: Provider['settle']): ScriptProvider & { seen: RunResult[] } {

@@ -3,7 +3,7 @@ import { systemClock } from './clock.js';
 import type { CompactionRecord } from './compaction-record.js';
 import { compactionStep, setupCompaction } from './compaction-step.js';
 import { CancelledError, type Guard, GuardTrippedError, HarnessError } from './errors.js';
-import { type HistoryRepair, repairHistory, repairPairs } from './history.js';
+import { type HistoryRepair, repairAfterSettled, repairHistory } from './history.js';
 import { HistoryChecker } from './history-checker.js';
 import { DEFAULT_MAX_TURNS, RepeatedCallCounter } from './limits.js';
 import { checkLoopOptions, type LoopOptions } from './loop-options.js';
@@ -14,6 +14,7 @@ import type { Provider, StopReason } from './provider.js';
 import { requestSnapshot } from './request-snapshot.js';
 import type { AgentEvent, RunResult, RunStatus } from './run-result.js';
 import { RunSignal } from './run-signal.js';
+import { rememberSettled, takeSettledPrefix } from './settled-histories.js';
 import { recordFailure } from './span-failure.js';
 import { isErrorObject, thrownText } from './thrown-text.js';
 import { runToolBatch } from './tool-batch.js';
@@ -74,7 +75,14 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         clock,
       })
     : undefined;
-  const initial = repairHistory(options.history, { reason: 'interrupted' });
+  // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
+  const settledPrefix = takeSettledPrefix(options.history);
+  const startedFrom = settledPrefix?.length ?? 0;
+  const initial = settledPrefix
+    ? repairAfterSettled(options.history, settledPrefix.length, settledPrefix.useIds, {
+        reason: 'interrupted',
+      })
+    : repairHistory(options.history, { reason: 'interrupted' });
   // Only appended to: a rewrite (compaction, repair) assigns a new array, so a request taken as a
   // snapshot of it (`requestSnapshot`) keeps what it was sent without copying the history per turn,
   // and the meter reads only the messages added since it last measured it.
@@ -84,7 +92,11 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
   // Ids of the messages this run added (its prompt first), to find them again after a compaction
   // (a trimmed message keeps its id; a summary counts only when it folded one of them).
   const added = new Set<string>(history.slice(-1).map((message) => message.id));
-  const checker = new HistoryChecker();
+  // The history is appended to in place: its length now is where this run's messages begin.
+  const givenLength = history.length;
+  const checker = new HistoryChecker(
+    settledPrefix ? { history: initial.history, prefix: settledPrefix } : undefined,
+  );
   const repeats = new RepeatedCallCounter();
   let usage: Usage = ZERO_USAGE;
   let costUsd = 0;
@@ -107,8 +119,18 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     // Everything in `history` was shape-checked on its way in: the input by repairHistory, model
     // messages by streamModelCall, tool results by runToolBatch.
     const reason = status === 'error' ? 'interrupted' : 'cancelled';
-    const repaired = repairPairs(history, { reason });
+    // What the checker passed before the last request is valid and ends with no call left open.
+    const checked = checker.checkedLength(history);
+    // The checker's ids are those of its checked messages: after a rewrite (a compaction since
+    // the last check) they are another history's, and everything is repaired afresh.
+    const useIds = checked > 0 ? checker.useIds : new Set<string>();
+    const repaired = repairAfterSettled(history, checked, useIds, { reason });
     if (repaired.repairs.length > 0) history = markAppendOnly(repaired.history);
+    for (let index = checked; index < history.length; index++) {
+      for (const block of (history[index] as Message).content)
+        if (block.type === 'tool_use') useIds.add(block.id);
+    }
+    rememberSettled(history, useIds, startedFrom);
     options.onSettled?.(history, status);
     return repaired.repairs;
   };
@@ -320,7 +342,12 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
     repairs.push(...finalRepairs);
     yield { type: 'history-repair', repairs: finalRepairs };
   }
-  const firstAdded = history.findIndex((message) => added.has(message.id));
+  // Without a compaction the run's messages follow the history it was given (its prompt last).
+  let firstAdded = -1;
+  const searchFrom = compactions.length === 0 ? Math.max(0, givenLength - 1) : 0;
+  for (let index = searchFrom; index < history.length && firstAdded === -1; index++) {
+    if (added.has((history[index] as Message).id)) firstAdded = index;
+  }
   const reported: RunResult = {
     runId,
     status,

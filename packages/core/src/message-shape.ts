@@ -70,11 +70,16 @@ function checkBlock(block: unknown, field: string): void {
 /**
  * Checks that `value` is an array of well-formed messages, throwing a `ConfigError` that names the
  * first bad field (e.g. `history[3].content[0].text`). It checks shape only; the pairing
- * invariant is `validateHistory`'s job.
+ * invariant is `validateHistory`'s job. Messages before `from` are taken as checked already.
  */
-export function assertMessages(value: unknown, field = 'history'): asserts value is Message[] {
+export function assertMessages(
+  value: unknown,
+  field = 'history',
+  from = 0,
+): asserts value is Message[] {
   if (!Array.isArray(value)) throw new ConfigError(field, 'expected an array of messages');
-  value.forEach((message: unknown, index) => {
+  for (let index = from; index < value.length; index++) {
+    const message: unknown = value[index];
     const at = `${field}[${index}]`;
     if (!isObject(message)) throw new ConfigError(at, 'expected a message object');
     requireString(message, 'id', at, false);
@@ -86,7 +91,7 @@ export function assertMessages(value: unknown, field = 'history'): asserts value
     message.content.forEach((block: unknown, blockIndex) => {
       checkBlock(block, `${at}.content[${blockIndex}]`);
     });
-  });
+  }
 }
 
 /** What is wrong with one message's shape (as `assertMessages` words it), or undefined. */
