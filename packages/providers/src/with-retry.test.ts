@@ -5,6 +5,7 @@ import {
   type Provider,
   ProviderError,
   type ProviderErrorKind,
+  type RunResult,
   type StreamEvent,
   type Usage,
   userMessage,
@@ -537,5 +538,27 @@ describe('withRetry cancellation', () => {
     const { error } = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('withRetry and Provider.settle', () => {
+  const result = { status: 'guard', guard: 'max-turns' } as unknown as RunResult;
+
+  it('hands a run’s result to the inner provider’s settle and returns what it gives', () => {
+    const inner = new ScriptedProvider([{ text: 'hi' }]) as ScriptedProvider & {
+      settle?: (result: RunResult) => RunResult;
+    };
+    const settled = { ...result, status: 'error' } as RunResult;
+    const seen: RunResult[] = [];
+    inner.settle = (given) => {
+      seen.push(given);
+      return settled;
+    };
+    expect(withRetry(inner).settle?.(result)).toBe(settled);
+    expect(seen).toEqual([result]);
+  });
+
+  it('returns the result as it is when the inner provider has no settle', () => {
+    expect(withRetry(new ScriptedProvider([{ text: 'hi' }])).settle?.(result)).toBe(result);
   });
 });

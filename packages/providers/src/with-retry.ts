@@ -7,6 +7,7 @@ import {
   type Provider,
   ProviderError,
   type ProviderErrorKind,
+  type RunResult,
   type StreamEvent,
   type StreamOptions,
   type Usage,
@@ -111,6 +112,12 @@ export class RetryingProvider implements Provider {
   /** Streams `request`, retrying as described on the class; consumed once. */
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
     return this.#call(request, options.signal);
+  }
+
+  /** The inner provider's `settle` (a replay's drift at a run's end), when it has one. */
+  settle(result: RunResult): RunResult {
+    const inner = this.#inner;
+    return typeof inner.settle === 'function' ? inner.settle(result) : result;
   }
 
   async *#call(
