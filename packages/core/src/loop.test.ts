@@ -373,6 +373,27 @@ describe('runLoop over a history an earlier run settled', () => {
     expect(copied.reads).toBeGreaterThan(copies.length);
   });
 
+  it('checks again a returned history whose messages the caller replaced in place', async () => {
+    const first = await drainRun(options({ provider: script(), tools }));
+    const malformed = first.result.messages as Message[];
+    malformed[0] = { id: 'bad', role: 'user', content: 'not-an-array' } as unknown as Message;
+    malformed.push(userMessage('next', 'u1'));
+    await expect(
+      drainRun(options({ provider: new ScriptProvider([{ text: 'x' }]), history: malformed })),
+    ).rejects.toThrow(/history\[0\]\.content/);
+
+    const second = await drainRun(options({ provider: script(), tools }));
+    const unpaired = second.result.messages as Message[];
+    // The results of the first call are replaced: the call must be answered again.
+    unpaired[2] = userMessage('no results here', 'ux');
+    unpaired.push(userMessage('next', 'u2'));
+    const next = await drainRun(
+      options({ provider: new ScriptProvider([{ text: 'x' }]), history: unpaired }),
+    );
+    expect(next.result.repairs.map((repair) => repair.kind)).toContain('synthesized-result');
+    expect(validateHistory(next.result.messages)).toEqual([]);
+  });
+
   it('reports as newMessages the prompt and what the run added, settled prefix or not', async () => {
     const first = await drainRun(options({ provider: script(), tools }));
     expect(first.result.newMessages.map((m) => m.id)).toEqual(

@@ -75,5 +75,7 @@ export function rememberSettled(
   for (let index = Math.max(0, from - LOOK_BACK); index < history.length - 1; index++) {
     settled.delete(history[index] as Message);
   }
-  settled.set(last, { messages: history, length: history.length, useIds });
+  // A copy: the run returns `history` itself, and a caller who changed an element of it in place
+  // and passed it back must not find it matching (the messages are compared by identity).
+  settled.set(last, { messages: history.slice(), length: history.length, useIds });
 }
