@@ -10,7 +10,6 @@ import type { Message, ToolResultBlock, ToolUseBlock } from './messages.js';
 import { defaultPricing, type PricingTable } from './pricing.js';
 import type { Provider } from './provider.js';
 import type { RunStatus } from './run-result.js';
-import { settledLength } from './settled-histories.js';
 import type { ToolExecutor } from './tool.js';
 import type { Span, Tracer } from './tracer.js';
 import type { Usage } from './usage.js';
@@ -139,8 +138,11 @@ function isPositiveInteger(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value > 0;
 }
 
-/** Throws `ConfigError` naming the first bad field; returns the validated limits. */
-export function checkLoopOptions(options: LoopOptions): Limits {
+/**
+ * Throws `ConfigError` naming the first bad field; returns the validated limits. The first
+ * `settledMessages` of the history were checked by an earlier run (see settled-histories.ts).
+ */
+export function checkLoopOptions(options: LoopOptions, settledMessages = 0): Limits {
   if (options === null || typeof options !== 'object') {
     throw new ConfigError('options', 'expected an object');
   }
@@ -155,12 +157,7 @@ export function checkLoopOptions(options: LoopOptions): Limits {
   if (options.system !== undefined && typeof options.system !== 'string') {
     throw new ConfigError('system', 'expected a string');
   }
-  // A prefix a run settled was checked then (see settled-histories.ts).
-  assertMessages(
-    options.history,
-    'history',
-    Array.isArray(options.history) ? settledLength(options.history) : 0,
-  );
+  assertMessages(options.history, 'history', settledMessages);
   if (options.tools !== undefined && typeof options.tools?.execute !== 'function') {
     throw new ConfigError('tools', 'expected a ToolExecutor');
   }

@@ -49,7 +49,11 @@ function guardStop(guard: Guard, limit: number, value: number): Stop {
  * with status `error` instead of throwing.
  */
 export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent, RunResult, void> {
-  const limits = checkLoopOptions(options);
+  // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
+  const settledPrefix = Array.isArray(options?.history)
+    ? takeSettledPrefix(options.history)
+    : undefined;
+  const limits = checkLoopOptions(options, settledPrefix?.length ?? 0);
   const clock = options.clock ?? systemClock;
   const tracer = options.tracer ?? noopTracer;
   const pricing = options.pricing ?? defaultPricing;
@@ -75,8 +79,6 @@ export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent,
         clock,
       })
     : undefined;
-  // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
-  const settledPrefix = takeSettledPrefix(options.history);
   const startedFrom = settledPrefix?.length ?? 0;
   const initial = settledPrefix
     ? repairAfterSettled(options.history, settledPrefix.length, settledPrefix.useIds, {

@@ -45,11 +45,6 @@ function find(history: readonly Message[]): { key: Message; prefix: SettledPrefi
   return undefined;
 }
 
-/** How many leading messages of `history` a run already settled (0 when none); nothing changes. */
-export function settledLength(history: readonly Message[]): number {
-  return find(history)?.prefix.length ?? 0;
-}
-
 /**
  * The settled prefix of `history`, taken: its tool call ids now belong to the caller, who may add
  * to them, and no other run can take the same prefix (a conversation that forks checks again).
