@@ -8,10 +8,12 @@
 //    one transaction and one fsync per commit.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt, the tool turn and the answer
-//    are committed and the call journaled (before the tools, at its start, at its end): six
-//    durable writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
+//    are committed and the turn journaled before its tools run: four durable writes, as `add`
+//    only reads (a crash runs it again). Then the same step with a write tool that is not
+//    idempotent, `record`, whose call is also claimed before it runs and journaled when it ends:
+//    six writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
 //    (BENCH_STEPS), median of BENCH_REPEATS runs, and the store calls a step makes. Floor: a
-//    hand-written loop over the same scripted model with raw better-sqlite3 making the same six
+//    hand-written loop over the same scripted model with raw better-sqlite3 making the same
 //    writes, each one transaction (one fsync).
 // 3. Event loop: A agents (1, 10, 100) on one file, sharing one store, each on its own session,
 //    all running BENCH_LOOP_STEPS steps (default 20) at once; the model's events each wait for a
@@ -62,12 +64,21 @@ const add = defineTool({
   run: async ({ a, b }) => String(a + b),
 });
 
+/** The same sum, declared as a write that is not idempotent: its call must never run twice. */
+const record = defineTool({
+  name: 'record',
+  description: 'Adds two numbers and records the sum.',
+  permission: 'write',
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: async ({ a, b }) => String(a + b),
+});
+
 /**
  * A model that, for every run, calls `add` once and then answers. With `delayMs` each of its
  * events waits for a timer, as a network stream waits for I/O: agents at once then interleave,
  * where an instant model would run each agent's whole step in one go.
  */
-function provider(delayMs) {
+function provider(delayMs, tool = 'add') {
   let turn = 0;
   const delay = delayMs === undefined ? {} : { delayMs };
   return scripted(
@@ -75,7 +86,7 @@ function provider(delayMs) {
       () => {
         turn++;
         return turn % 2 === 1
-          ? { toolCalls: [{ name: 'add', input: { a: turn, b: 1 } }], usage: USAGE, ...delay }
+          ? { toolCalls: [{ name: tool, input: { a: turn, b: 1 } }], usage: USAGE, ...delay }
           : { text: `the sum is ${turn + 1}`, usage: USAGE, ...delay };
       },
     ],
@@ -150,11 +161,13 @@ async function commitLatency() {
   };
 }
 
-/** Store calls the Agent made, by method: what one step asks of the store. */
+/** Store calls the Agent made, by tool and method: what one step asks of the store. */
 const storeCalls = {};
 
 /** Counts the store's calls by method, keeping the store as it is. */
-function counted(store) {
+function counted(store, label) {
+  storeCalls[label] ??= {};
+  const calls = storeCalls[label];
   for (const method of [
     'commit',
     'journalTurn',
@@ -165,7 +178,7 @@ function counted(store) {
   ]) {
     const call = store[method].bind(store);
     store[method] = (...args) => {
-      storeCalls[method] = (storeCalls[method] ?? 0) + 1;
+      calls[method] = (calls[method] ?? 0) + 1;
       return call(...args);
     };
   }
@@ -173,12 +186,13 @@ function counted(store) {
 }
 
 /** Per-step ms of the Agent with a session, in windows of 10 steps. */
-async function agentSteps(steps) {
-  const store = counted(await openSqliteStore(freshPath()));
+async function agentSteps(steps, tool) {
+  const store = counted(await openSqliteStore(freshPath()), tool.name);
   const agent = new Agent({
-    provider: provider(),
+    provider: provider(undefined, tool.name),
     model: MODEL,
-    tools: [add],
+    tools: [tool],
+    permissions: { grants: ['write'] },
     session: { store, id: 'bench' },
   });
   const times = [];
@@ -193,12 +207,13 @@ async function agentSteps(steps) {
 }
 
 /** The floor of a step: the same model and tool, raw better-sqlite3, one fsync per commit. */
-async function floorSteps(steps) {
+async function floorSteps(steps, tool) {
   const raw = rawDatabase(freshPath());
-  const model = provider();
+  const model = provider(undefined, tool.name);
   const tools = [
-    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
+    { name: tool.name, description: tool.description, inputSchema: tool.schema.jsonSchema },
   ];
+  const claimed = tool.permission !== 'read';
   const signal = new AbortController().signal;
   const history = [];
   let parent = null;
@@ -220,15 +235,17 @@ async function floorSteps(steps) {
       const calls = end.message.content.filter((block) => block.type === 'tool_use');
       if (calls.length > 0) raw.journal.turn('s', end.message);
       for (const block of calls) {
-        raw.journal.start('s');
-        const out = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
+        // A call that only reads is not claimed or journaled itself, as ours (a crash runs it
+        // again from the journaled turn); a write is claimed before it runs and journaled after.
+        if (claimed) raw.journal.start('s');
+        const out = await tool.run(block.input, { signal, callId: block.id, attempt: 1 });
         const result = {
           type: 'tool_result',
           toolUseId: block.id,
           content: [{ type: 'text', text: out }],
           isError: false,
         };
-        raw.journal.end('s', result);
+        if (claimed) raw.journal.end('s', result);
         content.push(result);
       }
       if (content.length === 0) {
@@ -344,14 +361,20 @@ async function part1() {
 }
 
 async function part2() {
+  for (const tool of [add, record]) await agentVersusFloor(tool);
+}
+
+async function agentVersusFloor(tool) {
   const ours = [];
   const floors = [];
   for (let run = 0; run < REPEATS; run++) {
-    ours.push(await agentSteps(STEPS));
-    floors.push(await floorSteps(STEPS));
+    ours.push(await agentSteps(STEPS, tool));
+    floors.push(await floorSteps(STEPS, tool));
   }
   const windows = [0, 10, STEPS - 10];
-  console.log(`2. Agent + session per step (${MODEL}, defaults), ${STEPS} steps, ms per step:`);
+  console.log(
+    `2. Agent + session per step (${MODEL}, defaults), ${STEPS} steps, tool \`${tool.name}\` (${tool.permission}), ms per step:`,
+  );
   console.log('   steps        ours     floor   ×floor');
   for (const from of windows) {
     const mine = median(ours.map((times) => windowMs(times, from)));
@@ -361,7 +384,7 @@ async function part2() {
   }
   const growth = median(ours.map((times) => windowMs(times, STEPS - 10) / windowMs(times, 10)));
   console.log(`   last/second window: ${growth.toFixed(2)} (flat is about 1)`);
-  const perStep = Object.entries(storeCalls)
+  const perStep = Object.entries(storeCalls[tool.name])
     .map(([method, calls]) => `${method} ${(calls / (STEPS * REPEATS)).toFixed(1)}`)
     .join(', ');
   console.log(`   store calls per step: ${perStep}`);

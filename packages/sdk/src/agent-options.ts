@@ -219,17 +219,22 @@ export function checkPermissions(permissions: AgentPermissions | undefined): Age
   return permissions;
 }
 
-/** The executor and how to tell whether a tool is idempotent (for crash recovery). */
+/** The executor and how to tell whether a tool's call may safely run again. */
 export interface AgentTools {
   readonly executor: ToolExecutorPort | undefined;
-  readonly isIdempotent: (toolName: string) => boolean;
+  /**
+   * Whether a call of this tool may run again after a crash: the tool is idempotent, or only
+   * reads (its permission is `read`, so it has no side effect to repeat). Such a call is not
+   * claimed or journaled call by call (recovery runs it again), which saves two durable writes.
+   */
+  readonly mayRepeat: (toolName: string) => boolean;
 }
 
 export function buildExecutor(options: AgentOptions): AgentTools {
   const tools = options.tools;
-  if (tools === undefined) return { executor: undefined, isIdempotent: () => false };
-  // A foreign executor does not say which tools are idempotent: none is assumed to be.
-  if (isExecutor(tools)) return { executor: tools, isIdempotent: () => false };
+  if (tools === undefined) return { executor: undefined, mayRepeat: () => false };
+  // A foreign executor does not say what its tools do: none is assumed safe to repeat.
+  if (isExecutor(tools)) return { executor: tools, mayRepeat: () => false };
   let registry: ToolRegistry;
   if (tools instanceof ToolRegistry) registry = tools;
   else if (Array.isArray(tools)) {
@@ -255,5 +260,9 @@ export function buildExecutor(options: AgentOptions): AgentTools {
     grants: permissions.grants,
     approve: permissions.approve,
   });
-  return { executor, isIdempotent: (name) => registry.get(name)?.idempotent === true };
+  const mayRepeat = (name: string): boolean => {
+    const tool = registry.get(name);
+    return tool !== undefined && (tool.idempotent === true || tool.permission === 'read');
+  };
+  return { executor, mayRepeat };
 }

@@ -35,14 +35,14 @@ export async function* recoverTurn(
   session: SessionBinding,
   deps: {
     readonly executor: ToolExecutorPort | undefined;
-    readonly isIdempotent: (toolName: string) => boolean;
+    readonly mayRepeat: (toolName: string) => boolean;
     readonly refence: Refence;
     readonly signal: AbortSignal | undefined;
   },
 ): AsyncGenerator<AgentEvent, RecoveredTurn | undefined, void> {
   const pending = await session.pendingTurn();
   if (!pending) return undefined;
-  const plan = planRecovery(pending, deps.isIdempotent);
+  const plan = planRecovery(pending, deps.mayRepeat);
   const results = new Map<string, ToolResultBlock>();
   const toRun: ToolUseBlock[] = [];
   const restarts = new Set<string>();

@@ -44,7 +44,7 @@ export class Agent {
   readonly #defence: InjectionDefense;
   /** Re-fences stored results with the boundary in use (see `InjectionDefense.follow`). */
   #refence: Refence = (messages) => messages.slice();
-  readonly #isIdempotent: (toolName: string) => boolean;
+  readonly #mayRepeat: (toolName: string) => boolean;
   readonly #session: SessionBinding | undefined;
   readonly #meter: ContextMeter;
   readonly #compaction: CompactionOptions | undefined;
@@ -65,10 +65,13 @@ export class Agent {
     this.#options = options;
     const tools = buildExecutor(options);
     this.#defence = new InjectionDefense(options.injectionDefense, options.system, tools.executor);
-    this.#isIdempotent = tools.isIdempotent;
+    this.#mayRepeat = tools.mayRepeat;
     this.#meter = agentMeter(options.compaction);
     this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
-    this.#session = options.session === undefined ? undefined : new SessionBinding(options.session);
+    this.#session =
+      options.session === undefined
+        ? undefined
+        : new SessionBinding(options.session, tools.mayRepeat);
     // Kept as given: the first run repairs it and reports each repair (history-repair, RunResult).
     this.#history = options.history ? [...options.history] : [];
   }
@@ -419,7 +422,7 @@ export class Agent {
   ): AsyncGenerator<AgentEvent, void, void> {
     const recovered = yield* recoverTurn(session, {
       executor: this.#executor,
-      isIdempotent: this.#isIdempotent,
+      mayRepeat: this.#mayRepeat,
       refence: this.#refence,
       signal,
     });

@@ -55,18 +55,18 @@ export function interruptedOutcomeText(call: ToolUseBlock): string {
 /**
  * Decides, call by call, how to finish a turn a crash interrupted: a finished call keeps its
  * journaled result; a call that never started runs now; a started, unfinished call runs again
- * only if its tool is idempotent, else the model is told its outcome is unknown. No
- * non-idempotent tool ever runs twice because of a crash.
+ * only if it may (its tool is idempotent or only reads), else the model is told its outcome is
+ * unknown. No non-idempotent tool with a side effect ever runs twice because of a crash.
  */
 export function planRecovery(
   pending: PendingTurn,
-  isIdempotent: (toolName: string) => boolean,
+  mayRepeat: (toolName: string) => boolean,
 ): RecoveryAction[] {
   const entries = new Map(pending.calls.map((entry) => [entry.call.id, entry]));
   return toolUsesOf(pending.assistant).map((call): RecoveryAction => {
     const entry = entries.get(call.id);
     if (entry?.result) return { kind: 'keep', result: entry.result };
-    if (!entry?.started || isIdempotent(call.name))
+    if (!entry?.started || mayRepeat(call.name))
       return { kind: 'run', call, restart: entry?.started === true };
     return { kind: 'interrupted', result: toolResult(call.id, interruptedOutcomeText(call), true) };
   });
@@ -103,7 +103,14 @@ export class SessionBinding {
    */
   boundary: string | undefined;
 
-  constructor(session: AgentSession) {
+  /**
+   * Whether a call of this tool may run again after a crash (idempotent, or it only reads): it is
+   * not claimed or journaled call by call. The journaled turn still holds it, so recovery runs it
+   * again and the model is never asked for the turn twice.
+   */
+  readonly #mayRepeat: (toolName: string) => boolean;
+
+  constructor(session: AgentSession, mayRepeat: (toolName: string) => boolean = () => false) {
     if (session === null || typeof session !== 'object')
       throw new ConfigError('session', 'expected an object');
     // A misspelt `branch` would otherwise silently work on (and commit to) the current branch.
@@ -120,6 +127,7 @@ export class SessionBinding {
     }
     this.#session = session;
     this.#branch = session.branch ?? DEFAULT_BRANCH;
+    this.#mayRepeat = mayRepeat;
   }
 
   /** The session id. */
@@ -258,13 +266,21 @@ export class SessionBinding {
     await this.#commit(fresh, meta);
   }
 
-  /** Hooks for the loop: journal before tools run, commit each whole turn. */
+  /**
+   * Hooks for the loop: journal each turn before its tools run, claim each call that must not run
+   * twice before it runs and record its result when it ends, commit each whole turn.
+   */
   hooks(): LoopHooks {
     const { store, id } = this.#session;
+    const repeatable = this.#mayRepeat;
     return {
       beforeTools: (assistant) => store.journalTurn(id, this.#branch, this.#head, assistant),
-      toolStart: (call) => store.journalStart(id, this.#branch, call.id),
-      toolEnd: (call, result) => store.journalEnd(id, this.#branch, call.id, result),
+      toolStart: async (call) => {
+        if (!repeatable(call.name)) await store.journalStart(id, this.#branch, call.id);
+      },
+      toolEnd: async (call, result) => {
+        if (!repeatable(call.name)) await store.journalEnd(id, this.#branch, call.id, result);
+      },
       turnCommitted: (turn) =>
         this.#commit(turn.messages, {
           usage: turn.usage,

@@ -26,6 +26,19 @@ const readNote = defineTool({
   run: async () => NOTE,
 });
 
+/**
+ * The note read by a tool that may not run twice, so its result is journaled when it ends (a
+ * read-only or idempotent call is not: recovery runs it again).
+ */
+const takeNote = defineTool({
+  name: 'take_note',
+  description: 'Takes the note off the board.',
+  permission: 'write',
+  idempotent: false,
+  input: z.object({}),
+  run: async () => NOTE,
+});
+
 const dirs: string[] = [];
 const stores: SqliteSessionStore[] = [];
 afterEach(async () => {
@@ -56,7 +69,7 @@ function hangingTool(
   name: string,
   description: string,
   answer: string,
-  permission: 'read' | 'write' = 'read',
+  permission: 'read' | 'write' = 'write',
 ) {
   let release: () => void = () => {};
   const tool = defineTool({
@@ -70,12 +83,12 @@ function hangingTool(
   return { tool, release: () => release() };
 }
 
-/** A model that reads the note and calls `tool` in one turn, then is gone (it crashed). */
+/** A model that takes the note and calls `tool` in one turn, then is gone (it crashed). */
 const readThenCall = (tool: string): ScriptedProvider =>
   scripted([
     {
       toolCalls: [
-        { name: 'read_note', input: {} },
+        { name: 'take_note', input: {} },
         { name: tool, input: {} },
       ],
     },
@@ -158,7 +171,7 @@ describe('Agent injection defence with a session', () => {
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
-      tools: [readNote, charge],
+      tools: [takeNote, charge],
       permissions: { grants: ['write'] },
       session: { store, id: 's' },
     }).run('Read the note, then charge.');
@@ -169,7 +182,7 @@ describe('Agent injection defence with a session', () => {
     const result = await new Agent({
       provider: resumed,
       model: 'm',
-      tools: [readNote, charge],
+      tools: [takeNote, charge],
       permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
     }).resume();
@@ -236,7 +249,8 @@ describe('Agent injection defence with a session', () => {
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
-      tools: [readNote, hang],
+      tools: [takeNote, hang],
+      permissions: { grants: ['write'] },
       session: { store, id: 's' },
     }).run('Read and wait.');
     await journaledResult(store);
@@ -245,7 +259,8 @@ describe('Agent injection defence with a session', () => {
     await new Agent({
       provider: resumed,
       model: 'm',
-      tools: [readNote, hang],
+      tools: [takeNote, hang],
+      permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
       injectionDefense: { boundary: 'untrusted-fromconfig' },
     }).resume();
@@ -449,7 +464,8 @@ describe('Agent injection defence with a session', () => {
     const abandoned = new Agent({
       provider: crashed,
       model: 'm',
-      tools: [readNote, hang],
+      tools: [takeNote, hang],
+      permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
       injectionDefense: { boundary: 'untrusted-crashedworker' },
     }).resume();
@@ -459,7 +475,8 @@ describe('Agent injection defence with a session', () => {
     await new Agent({
       provider: resumed,
       model: 'm',
-      tools: [readNote, hang],
+      tools: [takeNote, hang],
+      permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
     }).resume();
     const boundary = ruleBoundary(resumed.requests[0]);

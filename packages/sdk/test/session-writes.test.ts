@@ -1,0 +1,163 @@
+import {
+  type Message,
+  type SessionStore,
+  toolResultsOf,
+  toolResultText,
+  validateHistory,
+} from '@mh/core';
+import { scripted } from '@mh/providers';
+import { defineTool } from '@mh/tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../src/agent.js';
+import { interruptedOutcomeText } from '../src/session-binding.js';
+import { openTempStore } from './temp-sqlite-store.js';
+
+/**
+ * The durable writes one step makes (issue 16, target 2), through a real SQLite file. A call that
+ * may safely run again (its tool only reads, or is idempotent) needs no start claim and no end
+ * record: recovery runs it again. Any other call is claimed before it runs and its result is
+ * journaled when it ends, so a crash never runs it twice.
+ */
+let store: SessionStore;
+let remove: () => Promise<void>;
+let calls: Map<string, number>;
+
+beforeEach(async () => {
+  const opened = await openTempStore('mh-writes-');
+  remove = opened.remove;
+  calls = new Map();
+  // Counts every store method the Agent calls, then forwards it.
+  store = new Proxy(opened.store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || typeof key !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.set(key, (calls.get(key) ?? 0) + 1);
+        return value.apply(target, args);
+      };
+    },
+  });
+});
+
+afterEach(() => remove());
+
+const WRITES = ['commit', 'journalTurn', 'journalStart', 'journalEnd'] as const;
+const writes = () => Object.fromEntries(WRITES.map((name) => [name, calls.get(name) ?? 0]));
+
+const ran: string[] = [];
+const tool = (name: string, permission: 'read' | 'write', idempotent = false) =>
+  defineTool({
+    name,
+    description: name,
+    permission,
+    idempotent,
+    input: z.object({}),
+    run: async (_input, context) => {
+      ran.push(`${name}:${context.callId}`);
+      return `${name} result`;
+    },
+  });
+const look = tool('look', 'read');
+const save = tool('save', 'write', true);
+const send = tool('send', 'write');
+
+/** One step: the model calls `name` once, then answers. */
+async function step(name: string): Promise<void> {
+  const agent = new Agent({
+    provider: scripted([{ toolCalls: [{ id: 'c1', name, input: {} }] }, { text: 'done' }]),
+    model: 'claude-sonnet-4-5',
+    tools: [look, save, send],
+    permissions: { grants: ['write'] },
+    session: { store, id: 's1' },
+  });
+  const result = await agent.run('go');
+  expect(result.status).toBe('completed');
+  calls.clear();
+  ran.length = 0;
+  // The measured step, on a session that exists (the first run created it).
+  const second = new Agent({
+    provider: scripted([{ toolCalls: [{ id: 'c2', name, input: {} }] }, { text: 'done' }]),
+    model: 'claude-sonnet-4-5',
+    tools: [look, save, send],
+    permissions: { grants: ['write'] },
+    session: { store, id: 's1' },
+  });
+  expect((await second.run('again')).status).toBe('completed');
+  expect(ran).toEqual([`${name}:c2`]);
+}
+
+describe('the durable writes of one step', () => {
+  it('a read tool: the prompt, the journal before the tools, the tool turn and the answer', async () => {
+    await step('look');
+    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+  });
+
+  it('an idempotent write tool: the same four writes', async () => {
+    await step('save');
+    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+  });
+
+  it('a write tool that is not idempotent is also claimed before it runs and journaled after', async () => {
+    await step('send');
+    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 1, journalEnd: 1 });
+  });
+});
+
+/** A prompt committed and a turn journaled on top of it, as a process leaves it when it dies. */
+async function crashDuring(name: string, started: boolean): Promise<void> {
+  await store.createSession({ id: 's1' });
+  const prompt = await store.commit(
+    's1',
+    { messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'go' }] }], meta: {} },
+    { expectedHead: null },
+  );
+  const assistant: Message = {
+    id: 'a1',
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'c1', name, input: {} }],
+  };
+  await store.journalTurn('s1', 'main', prompt.id, assistant);
+  // A journal written before reads went unclaimed has the read call started.
+  if (started) await store.journalStart('s1', 'main', 'c1');
+  ran.length = 0;
+}
+
+async function resumeAfterCrash(): Promise<readonly Message[]> {
+  const agent = new Agent({
+    provider: scripted([{ text: 'finished' }]),
+    model: 'claude-sonnet-4-5',
+    tools: [look, save, send],
+    permissions: { grants: ['write'] },
+    session: { store, id: 's1' },
+  });
+  expect((await agent.resume())?.status).toBe('completed');
+  const { messages } = await store.load('s1');
+  expect(validateHistory(messages)).toEqual([]);
+  return messages;
+}
+
+const resultText = (messages: readonly Message[]): string => {
+  const [result] = messages.flatMap(toolResultsOf);
+  return result === undefined ? '' : toolResultText(result);
+};
+
+describe('resuming after a crash while a call ran', () => {
+  for (const started of [false, true]) {
+    it(`runs a read call again and the model reads its result (journaled as started: ${started})`, async () => {
+      await crashDuring('look', started);
+      const messages = await resumeAfterCrash();
+      expect(ran).toEqual(['look:c1']);
+      expect(resultText(messages)).toContain('look result');
+    });
+  }
+
+  it('does not run a started write call that is not idempotent: its outcome is unknown', async () => {
+    await crashDuring('send', true);
+    const messages = await resumeAfterCrash();
+    expect(ran).toEqual([]);
+    expect(resultText(messages)).toBe(
+      interruptedOutcomeText({ type: 'tool_use', id: 'c1', name: 'send', input: {} }),
+    );
+  });
+});
