@@ -1,6 +1,6 @@
 // Corpus entries of the context, tool, prompt and model layers (ten each).
-import { allOf } from '../src/checks-logic.js';
-import { contains, matches } from '../src/checks-text.js';
+import { allOf } from '../src/checks/logic.js';
+import { contains, matches } from '../src/checks/text.js';
 import {
   ANSWER,
   type CorpusEntry,
