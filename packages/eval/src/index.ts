@@ -51,7 +51,6 @@ export { type CassetteContent, readCassetteFile } from './cassette/reader.js';
 export {
   type Check,
   type CheckFailure,
-  type CheckInput,
   type CheckOptions,
   type CheckResult,
   type CustomCheckOptions,
@@ -59,7 +58,12 @@ export {
   check,
   runCheck,
 } from './checks/check.js';
-export { checkInputOf, type SessionToolCall, sessionToolCalls } from './checks/input.js';
+export {
+  type CheckInput,
+  checkInputOf,
+  type SessionToolCall,
+  sessionToolCalls,
+} from './checks/input.js';
 export { allOf, anyOf, not } from './checks/logic.js';
 export { type PathIsOptions, pathIs, samePath } from './checks/path.js';
 export { type ContainsOptions, contains, type MatchesOptions, matches } from './checks/text.js';
@@ -77,6 +81,7 @@ export {
   type CaseChange,
   type CaseSide,
   COMPARE_METHODS,
+  type ComparedReport,
   type CompareMethod,
   type CompareOptions,
   type MetricChange,

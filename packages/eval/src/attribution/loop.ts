@@ -1,6 +1,7 @@
 import type { Guard } from '@mh/core';
-import { callKey } from './recovery.js';
-import type { SessionView, ToolCallView } from './view.js';
+import type { ToolCallView } from './tool-call.js';
+import { callKey } from './tool-call.js';
+import type { SessionView } from './view.js';
 
 /** Identical calls (same tool, same arguments) that count as "repeated until stuck". */
 export const STUCK_REPEATS = 3;

@@ -1,9 +1,9 @@
 import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
 import { evidence } from './evidence.js';
 import { modelLoop, STUCK_REPEATS } from './loop.js';
-import { callKey } from './recovery.js';
 import type { AttributionRule, RuleHit } from './rule.js';
-import type { ToolCallView } from './view.js';
+import type { ToolCallView } from './tool-call.js';
+import { callKey } from './tool-call.js';
 
 const modelUnknownTool: AttributionRule = {
   id: 'model/unknown-tool',

@@ -1,5 +1,4 @@
-import { canonicalJson } from '@mh/core';
-import type { ToolCallView } from './view.js';
+import { callKey, type ToolCallView } from './tool-call.js';
 
 /** Failed calls of one tool that a later identical call (same tool, same arguments) ran fine. */
 export interface RecoveredError {
@@ -9,11 +8,6 @@ export interface RecoveredError {
   readonly failures: readonly ToolCallView[];
   /** The identical call that then succeeded. */
   readonly success: ToolCallView;
-}
-
-/** The key of identical calls: the tool and its arguments, canonical. */
-export function callKey(call: ToolCallView): string {
-  return `${call.name}\u0000${canonicalJson(call.input)}`;
 }
 
 /**

@@ -4,7 +4,8 @@ import { compactedFacts, factsRetained } from './facts.js';
 import { modelLoop } from './loop.js';
 import { MODEL_RULES } from './model.js';
 import type { AttributionRule, RuleHit } from './rule.js';
-import type { SessionView, ToolCallView } from './view.js';
+import type { ToolCallView } from './tool-call.js';
+import type { SessionView } from './view.js';
 
 function toolErrorEvidence(calls: readonly ToolCallView[]): RuleHit['evidence'] {
   return calls.slice(0, 5).map((call) =>

@@ -11,25 +11,8 @@ import {
 } from '@mh/core';
 import { sessionToolCalls } from '../checks/input.js';
 import { type RecoveredError, splitRecovered } from './recovery.js';
+import type { ToolCallView } from './tool-call.js';
 import type { AttributionInput } from './types.js';
-
-/** One tool call with how it ended, merged from events, spans and messages. */
-export interface ToolCallView {
-  /** The call's id. */
-  readonly id: string;
-  /** The tool the model named. */
-  readonly name: string;
-  /** The arguments it sent. */
-  readonly input: unknown;
-  /** From the `tool-execution-end` event or the `mh.tool` span; `error`/`ok` from the result. */
-  readonly status: ToolCallStatus;
-  /** The result's text, unfenced. */
-  readonly result: string;
-  /** The call's `mh.tool` span, when traced. */
-  readonly spanId?: string;
-  /** The run (index into `results`) the call belongs to, when known. */
-  readonly run: number;
-}
 
 /** A compaction with the messages it removed or shortened, as they were before. */
 export interface CompactionView {

@@ -1,7 +1,8 @@
 import { ConfigError } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { runFixture } from '../../test/session-fixture.js';
-import { type CheckInput, check, runCheck } from './check.js';
+import { check, runCheck } from './check.js';
+import type { CheckInput } from './input.js';
 import { checkInputOf } from './input.js';
 import { allOf, anyOf, not } from './logic.js';
 import { contains, matches } from './text.js';

@@ -1,15 +1,5 @@
-import { assertOptions, ConfigError, type RunResult } from '@mh/core';
-import type { SessionToolCall } from './input.js';
-
-/** What a check sees of one session (one case, one repeat; every prompt of the case). */
-export interface CheckInput {
-  /** The final answer: the text of the last run's last assistant message ('' when none). */
-  readonly text: string;
-  /** Every run of the session, in order (one per prompt that ran). */
-  readonly runs: readonly RunResult[];
-  /** Every tool call the model made in the session, in order, with its result. */
-  readonly toolCalls: readonly SessionToolCall[];
-}
+import { assertOptions, ConfigError } from '@mh/core';
+import type { CheckInput } from './input.js';
 
 /** One leaf check that failed, with its tags (attribution reads `format`). */
 export interface CheckFailure {

@@ -1,5 +1,14 @@
 import { ConfigError, type RunResult, toolResultText, unfenceUntrusted } from '@mh/core';
-import type { CheckInput } from './check.js';
+
+/** What a check sees of one session (one case, one repeat; every prompt of the case). */
+export interface CheckInput {
+  /** The final answer: the text of the last run's last assistant message ('' when none). */
+  readonly text: string;
+  /** Every run of the session, in order (one per prompt that ran). */
+  readonly runs: readonly RunResult[];
+  /** Every tool call the model made in the session, in order, with its result. */
+  readonly toolCalls: readonly SessionToolCall[];
+}
 
 /** One tool call of a session as checks see it. */
 export interface SessionToolCall {

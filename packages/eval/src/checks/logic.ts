@@ -2,13 +2,13 @@ import { ConfigError } from '@mh/core';
 import {
   assertCheck,
   type Check,
-  type CheckInput,
   type CheckOptions,
   type CheckResult,
   checkTags,
   leafResult,
   runCheck,
 } from './check.js';
+import type { CheckInput } from './input.js';
 
 function assertChecks(checks: readonly unknown[], combinator: string): readonly Check[] {
   if (checks.length === 0)

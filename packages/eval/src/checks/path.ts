@@ -1,12 +1,6 @@
 import { ConfigError } from '@mh/core';
-import {
-  type Check,
-  type CheckInput,
-  type CheckOptions,
-  type CheckResult,
-  checkTags,
-  leafResult,
-} from './check.js';
+import { type Check, type CheckOptions, type CheckResult, checkTags, leafResult } from './check.js';
+import type { CheckInput } from './input.js';
 import { excerpt } from './text.js';
 
 /** Options of `pathIs`. */

@@ -1,13 +1,13 @@
 import { ConfigError } from '@mh/core';
 import {
   type Check,
-  type CheckInput,
   type CheckOptions,
   type CheckResult,
   checkTags,
   leafResult,
   stringList,
 } from './check.js';
+import type { CheckInput } from './input.js';
 
 /** Options of `contains`. */
 export interface ContainsOptions extends CheckOptions {

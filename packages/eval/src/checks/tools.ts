@@ -1,13 +1,6 @@
 import { ConfigError, canonicalJson } from '@mh/core';
-import {
-  type Check,
-  type CheckInput,
-  type CheckOptions,
-  type CheckResult,
-  checkTags,
-  leafResult,
-} from './check.js';
-import type { SessionToolCall } from './input.js';
+import { type Check, type CheckOptions, type CheckResult, checkTags, leafResult } from './check.js';
+import type { CheckInput, SessionToolCall } from './input.js';
 
 /** Options of `toolCalled`. */
 export interface ToolCalledOptions extends CheckOptions {

@@ -1,5 +1,4 @@
 import { assertOptions, ConfigError } from '@mh/core';
-import type { Report } from '../report.js';
 import { type Interval, newcombeInterval } from '../stats.js';
 import { type RateSummary, rateOf } from '../summary.js';
 import type { CaseRun } from '../types.js';
@@ -8,8 +7,10 @@ import {
   type CaseChange,
   type CaseSide,
   COMPARE_METHODS,
+  type ComparedReport,
   type CompareMethod,
   type CompareOptions,
+  type ComparisonFindings,
   type MetricChange,
   type PooledChange,
 } from './types.js';
@@ -75,7 +76,7 @@ function checkedOptions(options: CompareOptions): Required<
 }
 
 /** The outcome of comparing a run with a baseline. */
-export class Comparison {
+export class Comparison implements ComparisonFindings {
   /** The gate used. */
   readonly method: CompareMethod;
   /** The per-case tolerance. */
@@ -164,8 +165,8 @@ export class Comparison {
 
 /** Compares `current` with `baseline`; see `CompareOptions`. */
 export function compareReports(
-  baseline: Report,
-  current: Report,
+  baseline: ComparedReport,
+  current: ComparedReport,
   options: CompareOptions = {},
 ): Comparison {
   for (const [field, report] of [

@@ -1,6 +1,5 @@
 import { duration, interval, pad, percent, usd } from '../format.js';
-import type { Comparison } from './comparison.js';
-import type { CaseChange, MetricChange, PooledChange } from './types.js';
+import type { CaseChange, ComparisonFindings, MetricChange, PooledChange } from './types.js';
 
 function points(value: number): string {
   const rounded = (value * 100).toFixed(1);
@@ -41,7 +40,7 @@ function metric(change: MetricChange, format: (value: number | undefined) => str
 }
 
 /** The comparison for a terminal: verdict, pooled rates, regressed/improved/changed cases, cost, p95. */
-export function renderComparison(comparison: Comparison, allowMissing: boolean): string {
+export function renderComparison(comparison: ComparisonFindings, allowMissing: boolean): string {
   const lines: string[] = [];
   const gate =
     comparison.method === 'tolerance'

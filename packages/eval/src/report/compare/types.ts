@@ -1,5 +1,6 @@
 import type { Interval } from '../stats.js';
-import type { RateSummary } from '../summary.js';
+import type { RateSummary, ReportSummary } from '../summary.js';
+import type { CaseRun, ReportMeta } from '../types.js';
 
 /** How `compare` decides that a case regressed. */
 export const COMPARE_METHODS = ['tolerance', 'interval'] as const;
@@ -76,4 +77,50 @@ export interface MetricChange {
   readonly current: number | undefined;
   /** current / baseline − 1; undefined when either is unknown or the baseline is 0. */
   readonly change: number | undefined;
+}
+
+/**
+ * What a comparison found, as the terminal and HTML renderers read it. `Comparison` holds these
+ * fields; the renderers take this shape so they need not import the class that calls them.
+ */
+export interface ComparisonFindings {
+  /** The gate used. */
+  readonly method: CompareMethod;
+  /** The per-case tolerance. */
+  readonly tolerance: number;
+  /** Every case present in both, in the current run's order. */
+  readonly cases: readonly CaseChange[];
+  /** Cases of the baseline absent from the current run. */
+  readonly missing: readonly string[];
+  /** Cases new in the current run (not gated). */
+  readonly added: readonly string[];
+  /** The suite and each tag, pooled over the cases present in both. */
+  readonly pooled: readonly PooledChange[];
+  /** Mean cost per run. */
+  readonly cost: MetricChange & { readonly regressed: boolean };
+  /** p95 of session wall time, ms. */
+  readonly p95: MetricChange;
+  /** Labels that differ (model id, git sha, flags). */
+  readonly labels: readonly {
+    readonly key: string;
+    readonly baseline?: string;
+    readonly current?: string;
+  }[];
+  /** Infra-attributed runs (baseline, current), left out of the maths. */
+  readonly infraRuns: { readonly baseline: number; readonly current: number };
+  /** Whether the gate passes. */
+  readonly ok: boolean;
+}
+
+/**
+ * What `compareReports` reads of a report: its runs, meta and summary. A `Report` is one; the
+ * comparison names this shape rather than the class, whose `compare` method calls it.
+ */
+export interface ComparedReport {
+  /** Every session, ordered by case then repeat. */
+  readonly runs: readonly CaseRun[];
+  /** When and how it ran. */
+  readonly meta: ReportMeta;
+  /** The report's summary. */
+  readonly summary: ReportSummary;
 }

@@ -1,5 +1,4 @@
-import type { Comparison } from '../compare/comparison.js';
-import type { CaseChange, MetricChange } from '../compare/types.js';
+import type { CaseChange, ComparisonFindings, MetricChange } from '../compare/types.js';
 import { duration, interval, percent, usd } from '../format.js';
 import type { Interval } from '../stats.js';
 import { html, type SafeHtml } from './kit.js';
@@ -32,7 +31,7 @@ function caseTable(
  * The baseline comparison: the gate's verdict, changed labels, pooled rates (suite and tags),
  * regressed, improved and changed cases, missing and new cases, cost per run and p95 latency.
  */
-export function comparisonSection(comparison: Comparison): SafeHtml {
+export function comparisonSection(comparison: ComparisonFindings): SafeHtml {
   const gate =
     comparison.method === 'tolerance'
       ? `tolerance ${comparison.tolerance} per case`

@@ -1,6 +1,6 @@
 import type { FailureCluster } from '../../attribution/cluster.js';
 import { LAYERS } from '../../attribution/types.js';
-import type { Comparison } from '../compare/comparison.js';
+import type { ComparisonFindings } from '../compare/types.js';
 import { count, counted, duration, interval, percent, usd } from '../format.js';
 import type { RateSummary, ReportSummary } from '../summary.js';
 import type { CaseRun, ReportMeta } from '../types.js';
@@ -90,7 +90,7 @@ export function renderHtmlReport(
   summary: ReportSummary,
   meta: ReportMeta,
   runs: readonly CaseRun[],
-  comparison?: Comparison,
+  comparison?: ComparisonFindings,
   title = 'Eval report',
 ): string {
   const failed = runs.filter((run) => !run.passed);
