@@ -1,6 +1,6 @@
 // @mh/eval: record/replay and the eval toolkit. Exports are added as the modules land.
 
-export { ATTRIBUTION_RULES, attribute, matchingRules } from './attribution/attribute.js';
+export { attribute, matchingRules } from './attribution/attribute.js';
 export {
   type ClusterMember,
   clusterFailures,
@@ -8,6 +8,7 @@ export {
   normaliseErrorText,
 } from './attribution/cluster.js';
 export type { AttributionRule, RuleHit } from './attribution/rule.js';
+export { ATTRIBUTION_RULES } from './attribution/rules.js';
 export {
   type Attribution,
   type AttributionInput,

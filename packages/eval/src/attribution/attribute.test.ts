@@ -1,11 +1,12 @@
 import { ConfigError, ProviderError, ReplayDriftError } from '@mh/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CORPUS } from '../../test/attribution-corpus.js';
+import { CORPUS } from '../../test/attribution-corpus/corpus.js';
 import { runFixture } from '../../test/session-fixture.js';
 import { runCheck } from '../checks/check.js';
 import { checkInputOf } from '../checks/input.js';
 import { contains } from '../checks/text.js';
-import { ATTRIBUTION_RULES, attribute, matchingRules } from './attribute.js';
+import { attribute, matchingRules } from './attribute.js';
+import { ATTRIBUTION_RULES } from './rules.js';
 import { type AttributionInput, LAYERS } from './types.js';
 
 const built = new Map<string, AttributionInput>();

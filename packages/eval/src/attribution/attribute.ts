@@ -2,18 +2,9 @@ import { signatureOf } from './cluster.js';
 import { evidence } from './evidence.js';
 import { WRONG_ANSWER_RULE } from './model.js';
 import { describeRecovery } from './recovery.js';
-import type { AttributionRule } from './rule.js';
-import { EARLY_RULES } from './rules-early.js';
-import { LATE_RULES } from './rules-late.js';
+import { ATTRIBUTION_RULES } from './rules.js';
 import type { Attribution, AttributionInput } from './types.js';
 import { sessionView } from './view.js';
-
-/** SPEC.md's attribution rules in order; the last, `model/wrong-answer`, always holds. */
-export const ATTRIBUTION_RULES: readonly AttributionRule[] = Object.freeze([
-  ...EARLY_RULES,
-  ...LATE_RULES,
-  WRONG_ANSWER_RULE,
-]);
 
 /**
  * Attributes a failed session to a layer: SPEC.md's ordered rules (infra, eval, harness, context,

@@ -1,11 +1,11 @@
+// The model layer: an unknown tool, a model going round in circles, or a plain wrong answer.
 import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
 import { evidence } from './evidence.js';
 import { modelLoop, STUCK_REPEATS } from './loop.js';
 import type { AttributionRule, RuleHit } from './rule.js';
-import type { ToolCallView } from './tool-call.js';
-import { callKey } from './tool-call.js';
+import { callKey, type ToolCallView } from './tool-call.js';
 
-const modelUnknownTool: AttributionRule = {
+export const modelUnknownTool: AttributionRule = {
   id: 'model/unknown-tool',
   layer: 'model',
   when: 'the model called a tool that does not exist',
@@ -25,7 +25,7 @@ const modelUnknownTool: AttributionRule = {
   },
 };
 
-const modelRepeatedCall: AttributionRule = {
+export const modelRepeatedCall: AttributionRule = {
   id: 'model/repeated-call',
   layer: 'model',
   when: `the same call was repeated until stuck (the repeat guard, a limit guard while the model repeated calls it had answers to, or ${STUCK_REPEATS}+ identical calls)`,
@@ -62,9 +62,6 @@ const modelRepeatedCall: AttributionRule = {
     };
   },
 };
-
-/** The model rules before the fallback, in order. */
-export const MODEL_RULES: readonly AttributionRule[] = [modelUnknownTool, modelRepeatedCall];
 
 /** The last rule: a healthy run with a wrong answer. It always holds. */
 export const WRONG_ANSWER_RULE: AttributionRule = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksBack } from './rules-late.js';
+import { asksBack } from './prompt.js';
 
 describe('asksBack', () => {
   it.each([

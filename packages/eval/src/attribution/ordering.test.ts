@@ -7,7 +7,7 @@ import {
   graded,
   lookup,
   run,
-} from '../../test/attribution-corpus-kit.js';
+} from '../../test/attribution-corpus/kit.js';
 import { runFixture, type Turn } from '../../test/session-fixture.js';
 import { contains, matches } from '../checks/text.js';
 import { attribute, matchingRules } from './attribute.js';

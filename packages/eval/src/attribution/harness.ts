@@ -1,15 +1,9 @@
-import {
-  SPAN_ATTRIBUTES as A,
-  ProviderError,
-  ReplayDriftError,
-  SPAN_NAMES,
-  type SpanRecord,
-} from '@mh/core';
+// The harness layer: our code, not the model's (replay drift, an exception, a denial, a limit).
+import { SPAN_ATTRIBUTES as A, ProviderError, ReplayDriftError, SPAN_NAMES } from '@mh/core';
 import { describeError, errorMessage, evidence } from './evidence.js';
 import { LIMIT_GUARDS, modelLoop } from './loop.js';
 import type { AttributionRule, RuleHit } from './rule.js';
-import type { Evidence } from './types.js';
-import type { SessionView } from './view.js';
+import { failedSpans, runSpanOf } from './spans.js';
 
 /** The drift's path, recorded and actual values, for evidence. */
 function driftEvidence(error: ReplayDriftError): string {
@@ -29,89 +23,7 @@ function driftSubject(path: string): string {
     .replace(/\[\d+\]/g, '[]');
 }
 
-function failedSpans(view: SessionView, name: string): SpanRecord[] {
-  return view.spans.filter((span) => span.name === name && span.status === 'error');
-}
-
-function runSpanOf(view: SessionView): SpanRecord | undefined {
-  const runId = view.failedRun?.runId;
-  return view.spans.find(
-    (span) =>
-      span.name === SPAN_NAMES.run && (runId === undefined || span.attributes[A.runId] === runId),
-  );
-}
-
-const infraProviderError: AttributionRule = {
-  id: 'infra/provider-error',
-  layer: 'infra',
-  when: 'the run failed with a ProviderError (auth, quota, rate limit, outage, network)',
-  test(view): RuleHit | undefined {
-    const error = view.error;
-    if (!ProviderError.isInstance(error)) return undefined;
-    const spans = failedSpans(view, SPAN_NAMES.model);
-    const fields = `kind=${error.kind} status=${error.status ?? '-'} retryable=${error.retryable}`;
-    const items: Evidence[] = spans.map((span) =>
-      evidence(
-        `${span.attributes[A.errorType] ?? error.kind}; attempts=${span.attributes[A.retryAttempts] ?? 1}; ${fields}; ${error.message}`,
-        { spanId: span.spanId, attribute: A.errorType },
-      ),
-    );
-    if (items.length === 0)
-      items.push(evidence(`${fields}; ${error.message}`, { attribute: 'error' }));
-    // A refused request may be the harness's own doing (too large, malformed): less sure.
-    const ours = error.kind === 'bad-request' || error.kind === 'context-overflow';
-    return {
-      confidence: ours ? 'medium' : 'high',
-      summary:
-        `provider ${error.provider ?? ''} failed: ${error.kind}${error.status ? ` (${error.status})` : ''}`.replace(
-          '  ',
-          ' ',
-        ),
-      evidence: items,
-      subject: error.kind,
-      detail: error.message,
-    };
-  },
-};
-
-const evalCheckThrew: AttributionRule = {
-  id: 'eval/check-threw',
-  layer: 'eval',
-  when: 'the check itself threw or returned no verdict',
-  test(view): RuleHit | undefined {
-    const check = view.input.check;
-    if (check.status !== 'threw') return undefined;
-    return {
-      confidence: 'high',
-      summary:
-        `the check ${view.input.checkName ?? ''} threw: ${errorMessage(check.error)}`.replace(
-          '  ',
-          ' ',
-        ),
-      evidence: [evidence(describeError(check.error), { attribute: 'check' })],
-      subject: view.input.checkName,
-      detail: errorMessage(check.error),
-    };
-  },
-};
-
-const evalFactoryThrew: AttributionRule = {
-  id: 'eval/factory-threw',
-  layer: 'eval',
-  when: "the case's agent factory threw (no run happened)",
-  test(view): RuleHit | undefined {
-    const error = view.input.factoryError;
-    if (error === undefined) return undefined;
-    return {
-      confidence: 'high',
-      summary: `the agent factory threw: ${errorMessage(error)}`,
-      evidence: [evidence(describeError(error), { attribute: 'factory' })],
-      detail: errorMessage(error),
-    };
-  },
-};
-
-const harnessReplayDrift: AttributionRule = {
+export const harnessReplayDrift: AttributionRule = {
   id: 'harness/replay-drift',
   layer: 'harness',
   when: 'a replayed request differs from the recorded one (ReplayDriftError)',
@@ -129,7 +41,7 @@ const harnessReplayDrift: AttributionRule = {
   },
 };
 
-const harnessException: AttributionRule = {
+export const harnessException: AttributionRule = {
   id: 'harness/exception',
   layer: 'harness',
   when: 'the run failed with an exception that is not a ProviderError (nor a replay drift)',
@@ -153,7 +65,7 @@ const harnessException: AttributionRule = {
   },
 };
 
-const harnessPermissionDenied: AttributionRule = {
+export const harnessPermissionDenied: AttributionRule = {
   id: 'harness/permission-denied',
   layer: 'harness',
   when: 'the permission policy denied a tool call',
@@ -173,7 +85,7 @@ const harnessPermissionDenied: AttributionRule = {
   },
 };
 
-const harnessGuard: AttributionRule = {
+export const harnessGuard: AttributionRule = {
   id: 'harness/guard',
   layer: 'harness',
   when: 'a limit guard (turns, tokens, cost, timeout) stopped the run, no tool kept failing and the model was not repeating itself',
@@ -201,14 +113,3 @@ const harnessGuard: AttributionRule = {
     };
   },
 };
-
-/** The infra, eval and harness rules, in SPEC.md's order. */
-export const EARLY_RULES: readonly AttributionRule[] = [
-  infraProviderError,
-  evalCheckThrew,
-  evalFactoryThrew,
-  harnessReplayDrift,
-  harnessException,
-  harnessPermissionDenied,
-  harnessGuard,
-];

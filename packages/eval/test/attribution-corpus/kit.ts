@@ -6,11 +6,16 @@ import {
   type RunResult,
   ZERO_USAGE,
 } from '@mh/core';
-import type { AttributionInput, Layer, SessionCheck } from '../src/attribution/types.js';
-import { type Check, runCheck } from '../src/checks/check.js';
-import { checkInputOf } from '../src/checks/input.js';
-import { contains } from '../src/checks/text.js';
-import { type FixtureSession, type FixtureTool, runFixture, type Turn } from './session-fixture.js';
+import type { AttributionInput, Layer, SessionCheck } from '../../src/attribution/types.js';
+import { type Check, runCheck } from '../../src/checks/check.js';
+import { checkInputOf } from '../../src/checks/input.js';
+import { contains } from '../../src/checks/text.js';
+import {
+  type FixtureSession,
+  type FixtureTool,
+  runFixture,
+  type Turn,
+} from '../session-fixture.js';
 
 /** One labelled failure. */
 export interface CorpusEntry {
