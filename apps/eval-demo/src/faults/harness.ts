@@ -1,105 +1,10 @@
-// Injected faults of the infra, eval and harness layers, ten each.
+// Injected faults of the harness layer: replay drift, exceptions, denials, guards, timeouts.
 import { join } from 'node:path';
-import { type Provider, ProviderError, type ProviderErrorKind } from '@mh/core';
-import { check, contains, openCassette, pathIs } from '@mh/eval';
-import { scripted, withRetry } from '@mh/providers';
+import type { Provider } from '@mh/core';
+import { contains, openCassette } from '@mh/eval';
+import { scripted } from '@mh/providers';
 import { Agent } from '@mh/sdk';
-import {
-  agentOf,
-  type Fault,
-  faultCase,
-  lookupThenAnswer,
-  MODEL,
-  PRICING,
-  TOOLS,
-} from './fault-kit.js';
-
-function providerFault(
-  kind: ProviderErrorKind,
-  status: number | undefined,
-  how: 'before' | 'mid-stream' | 'after-retries' = 'before',
-): Fault {
-  const error = new ProviderError(`${kind} from the provider`, {
-    kind,
-    ...(status ? { status } : {}),
-    provider: 'scripted',
-  });
-  return {
-    label: 'infra',
-    evalCase: faultCase(`infra-${kind}-${how}`, 'What is the total of order A-1?'),
-    agent: (context) => {
-      if (how === 'after-retries') {
-        const failing = scripted([{ error }], {
-          whenExhausted: 'repeat-last',
-          recordRequests: false,
-        });
-        return agentOf(context, [], {
-          provider: withRetry(failing, { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }),
-        });
-      }
-      return agentOf(
-        context,
-        how === 'before'
-          ? [{ error }]
-          : [{ text: 'The total is $41.50 for order A-1.', failAfterEvents: 3, error }],
-      );
-    },
-  };
-}
-
-const INFRA: Fault[] = [
-  providerFault('rate-limit', 429),
-  providerFault('auth', 401),
-  providerFault('quota', 402),
-  providerFault('overloaded', 529),
-  providerFault('server', 500),
-  providerFault('network', undefined, 'mid-stream'),
-  providerFault('timeout', undefined, 'mid-stream'),
-  providerFault('server', 503, 'after-retries'),
-  providerFault('rate-limit', 429, 'after-retries'),
-  providerFault('context-overflow', 400),
-];
-
-const answersRight = (context: Parameters<Fault['agent']>[0]) =>
-  agentOf(context, lookupThenAnswer());
-
-const EVAL: Fault[] = [
-  ...[
-    check(
-      'reads a missing field',
-      ({ runs }) =>
-        (runs[0] as unknown as { details: { total: string } }).details.total === '$41.50',
-    ),
-    check('returns a string', () => 'yes' as unknown as boolean),
-    check('parses the answer as JSON', ({ text }) => JSON.parse(text).total === '$41.50'),
-    pathIs('orders/a-1.json', { from: () => 42 as unknown as string }),
-    check('compares with a fixture', async () => {
-      throw new Error('fixture orders.json not found');
-    }),
-  ].map(
-    (broken, index): Fault => ({
-      label: 'eval',
-      evalCase: faultCase(`eval-check-${index}`, 'What is the total of order A-1?', broken),
-      agent: answersRight,
-    }),
-  ),
-  ...[
-    (context: Parameters<Fault['agent']>[0]) => agentOf(context, [], { model: '' }),
-    (context: Parameters<Fault['agent']>[0]) => agentOf(context, [], { limits: { maxTurns: 0 } }),
-    (context: Parameters<Fault['agent']>[0]) =>
-      agentOf(context, [], { tools: 'calculator' as never }),
-    () => {
-      throw new Error('workspace fixture missing: /fixtures/orders');
-    },
-    () => ({}) as never,
-  ].map(
-    (factory, index): Fault => ({
-      label: 'eval',
-      evalCase: faultCase(`eval-factory-${index}`, 'What is the total of order A-1?'),
-      agent: factory,
-    }),
-  ),
-];
+import { agentOf, type Fault, faultCase, lookupThenAnswer, MODEL, PRICING, TOOLS } from './kit.js';
 
 /** A provider whose message-end carries a malformed assistant message. */
 const malformed: Provider = {
@@ -144,7 +49,7 @@ function driftFault(name: string, recordedSystem: string, currentSystem: string)
   };
 }
 
-const HARNESS: Fault[] = [
+export const HARNESS_FAULTS: readonly Fault[] = [
   {
     label: 'harness',
     evalCase: faultCase('harness-denied-refund', 'Refund order A-1.', contains('refunded')),
@@ -240,6 +145,3 @@ const HARNESS: Fault[] = [
     agent: (context) => agentOf(context, [], { provider: malformed }),
   },
 ];
-
-/** The infra, eval and harness faults. */
-export const EARLY_FAULTS: readonly Fault[] = [...INFRA, ...EVAL, ...HARNESS];

@@ -172,3 +172,12 @@ export function lookupThenAnswer(
     },
   ];
 }
+
+/** The question most faults ask. */
+export const QUESTION = 'What is the total of order A-1?';
+
+/** The first dollar amount in `result` ('?' when none). */
+export const totalOf = (result: string): string => result.match(/\$[\d.]+/)?.[0] ?? '?';
+
+/** A scripted step that calls `lookup` for order `id`. */
+export const lookupCall = (id: string) => ({ toolCalls: [{ name: 'lookup', input: { id } }] });

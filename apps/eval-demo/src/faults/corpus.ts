@@ -5,13 +5,41 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalRunner, LAYERS, type Layer, type Report } from '@mh/eval';
-import { EARLY_FAULTS } from './fault-corpus-early.js';
-import { HARD_FAULTS } from './fault-corpus-hard.js';
-import { LATE_FAULTS } from './fault-corpus-late.js';
-import type { Fault } from './fault-kit.js';
+import { COMPACTED_FAULTS } from './compaction-kept-facts.js';
+import { CONTEXT_FAULTS } from './context.js';
+import { EVAL_FAULTS } from './eval.js';
+import { HARNESS_FAULTS } from './harness.js';
+import { INFRA_FAULTS } from './infra.js';
+import type { Fault } from './kit.js';
+import { MODEL_FAULTS } from './model.js';
+import { LOOP_FAULTS } from './model-loops.js';
+import { PROMPT_FAULTS } from './prompt.js';
+import { RECOVERED_FAULTS } from './recovered-errors.js';
+import { TOOL_FAULTS } from './tool.js';
 
-/** Every fault: ten per layer, then the hard ones (a symptom of one layer, the fault of another). */
-export const FAULTS: readonly Fault[] = [...EARLY_FAULTS, ...LATE_FAULTS, ...HARD_FAULTS];
+/**
+ * The hard faults: symptoms of one layer next to the fault of another, as real runs show them. A
+ * tool error that an identical call then recovered from, a model that repeats a successful call
+ * until a limit stops it, a compaction that kept every fact the check needs. Each has a control
+ * whose symptom is the real cause (the tool keeps failing, the limit stops a model making progress).
+ */
+export const HARD_FAULTS: readonly Fault[] = [
+  ...RECOVERED_FAULTS,
+  ...LOOP_FAULTS,
+  ...COMPACTED_FAULTS,
+];
+
+/** Every fault: ten per layer in the attribution order, then the hard ones. */
+export const FAULTS: readonly Fault[] = [
+  ...INFRA_FAULTS,
+  ...EVAL_FAULTS,
+  ...HARNESS_FAULTS,
+  ...CONTEXT_FAULTS,
+  ...TOOL_FAULTS,
+  ...PROMPT_FAULTS,
+  ...MODEL_FAULTS,
+  ...HARD_FAULTS,
+];
 
 /** How attribution did on the corpus. */
 export interface AccuracyResult {
