@@ -1,7 +1,7 @@
 // Attribution accuracy on the labelled fault corpus (faults injected into real agent runs: ten per
-// layer, plus the hard ones of fault-corpus-hard.ts), overall and per layer. Runs against the
+// layer, plus the hard ones of src/faults/corpus.ts), overall and per layer. Runs against the
 // built app (`npx tsc -b apps/eval-demo` first).
-import { measureAttribution, renderAccuracy } from '../dist/fault-corpus.js';
+import { measureAttribution, renderAccuracy } from '../dist/faults/corpus.js';
 
 const started = performance.now();
 const result = await measureAttribution();

@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AccuracyResult,
   FAULTS,
+  HARD_FAULTS,
   measureAttribution,
   renderAccuracy,
-} from '../src/fault-corpus.js';
-import { HARD_FAULTS } from '../src/fault-corpus-hard.js';
+} from '../src/faults/corpus.js';
 
 let result: AccuracyResult;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 // A real eval run (core's loop, scripted models, fixture tools) for the HTML report's tests: a
 // baseline and a current run with a regressed case, an improved case, a tool failure, a flaky
 // case and a case whose name and answer carry markup.
-import { contains } from '../src/checks-text.js';
-import { EvalCase } from '../src/eval-case.js';
-import type { Report } from '../src/report.js';
-import { EvalRunner } from '../src/runner.js';
+import { contains } from '../src/checks/text.js';
+import type { Report } from '../src/report/report.js';
+import { EvalCase } from '../src/runner/eval-case.js';
+import { EvalRunner } from '../src/runner/runner.js';
 import { type FixtureTool, fixtureAgent, type Turn } from './session-fixture.js';
 
 /** A case name that would run a script if the page did not escape it. */

@@ -1,7 +1,7 @@
 // Plain CaseRun records for report and comparison tests.
-import type { Attribution, Layer } from '../src/attribution-types.js';
-import { Report } from '../src/report.js';
-import type { CaseRun, ReportMeta } from '../src/report-types.js';
+import type { Attribution, Layer } from '../src/attribution/types.js';
+import { Report } from '../src/report/report.js';
+import type { CaseRun, ReportMeta } from '../src/report/types.js';
 
 /** A session record; failures get an attribution to `layer` (default model). */
 export function caseRun(

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../src/report.js';
+import type { Report } from '../src/report/report.js';
 import {
   CHROMIUM_SERVICE_HOST,
   chromiumRequired,

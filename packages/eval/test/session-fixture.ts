@@ -20,7 +20,7 @@ import {
   toolResult,
   userMessage,
 } from '@mh/core';
-import type { EvalAgent } from '../src/runner-agent.js';
+import type { EvalAgent } from '../src/runner/agent.js';
 
 /** One scripted model turn: text and/or tool calls, or a thrown error. */
 export interface Turn {
