@@ -104,6 +104,12 @@ export {
 } from './metrics-from-spans.js';
 export { lookupModel } from './model-lookup.js';
 export { defaultModels, type ModelInfo, ModelTable } from './model-table.js';
+export { type PartialJson, PartialJsonError, parsePartialJson } from './output/partial-json.js';
+export {
+  STRICT_LIMITS,
+  type StrictSchema,
+  toStrictSchema,
+} from './output/strict-schema.js';
 export { percentile } from './percentile.js';
 export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
 export {
