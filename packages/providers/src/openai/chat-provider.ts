@@ -9,7 +9,7 @@ import {
   type ResolvedOpenAIOptions,
   resolveOpenAIOptions,
 } from './openai-options.js';
-import { mapSdkStream } from './sdk-stream.js';
+import { readOpenAIStream } from './openai-stream.js';
 
 /**
  * A `Provider` on the Chat Completions API, through the official `openai` SDK: OpenAI itself or
@@ -37,7 +37,7 @@ export class OpenAICompatibleProvider implements Provider {
       signal: options.signal,
     };
     const body = toChatRequest(request, this.#options);
-    return mapSdkStream(
+    return readOpenAIStream(
       () =>
         this.#client.chat.completions
           .create(body, requestOptions(this.#options, options.signal))

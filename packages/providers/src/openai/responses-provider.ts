@@ -7,9 +7,9 @@ import {
   type ResolvedOpenAIOptions,
   resolveOpenAIOptions,
 } from './openai-options.js';
+import { readOpenAIStream } from './openai-stream.js';
 import { toResponsesRequest } from './responses-request.js';
 import { ResponsesStreamMapper } from './responses-stream.js';
-import { mapSdkStream } from './sdk-stream.js';
 
 /**
  * A `Provider` on OpenAI's Responses API, through the official `openai` SDK. Stateless: every call
@@ -37,7 +37,7 @@ export class OpenAIResponsesProvider implements Provider {
       signal: options.signal,
     };
     const body = toResponsesRequest(request, this.#options);
-    return mapSdkStream(
+    return readOpenAIStream(
       () =>
         this.#client.responses
           .create(body, requestOptions(this.#options, options.signal))
