@@ -42,6 +42,11 @@ function source(chunks: readonly string[], failure?: Error) {
   return { iterable, state };
 }
 
+function opened(chunks: readonly string[], failure?: Error) {
+  const { iterable } = source(chunks, failure);
+  return async (): Promise<AsyncIterable<string>> => iterable;
+}
+
 async function texts(stream: AsyncIterable<StreamEvent>): Promise<string[]> {
   const out: string[] = [];
   for await (const event of stream) if (event.type === 'text-delta') out.push(event.text);
@@ -51,19 +56,27 @@ async function texts(stream: AsyncIterable<StreamEvent>): Promise<string[]> {
 describe('mapStream', () => {
   it('yields the events of every chunk, then the closing events', async () => {
     const { iterable } = source(['a', 'b']);
-    expect(await texts(mapStream(iterable, new TextMapper()))).toEqual(['a', 'b', 'end']);
+    expect(await texts(mapStream(async () => iterable, new TextMapper()))).toEqual([
+      'a',
+      'b',
+      'end',
+    ]);
   });
 
   it('stops reading once the mapper settled, by default', async () => {
     const { iterable, state } = source(['a', 'stop', 'late']);
-    expect(await texts(mapStream(iterable, new TextMapper()))).toEqual(['a', 'stop', 'end']);
+    expect(await texts(mapStream(async () => iterable, new TextMapper()))).toEqual([
+      'a',
+      'stop',
+      'end',
+    ]);
     expect(state).toEqual({ read: 2, returned: true });
   });
 
   it('drains the rest unmapped, failures included, when asked to', async () => {
     const mapper = new TextMapper();
     const { iterable, state } = source(['a', 'stop', 'late'], new TypeError('terminated'));
-    const events = await texts(mapStream(iterable, mapper, { afterSettled: 'drain' }));
+    const events = await texts(mapStream(async () => iterable, mapper, { afterSettled: 'drain' }));
     expect(events).toEqual(['a', 'stop', 'end']);
     expect(mapper.pushed).toEqual(['a', 'stop']);
     expect(state.read).toBe(3);
@@ -73,10 +86,15 @@ describe('mapStream', () => {
     const reset = new TypeError('terminated');
     const mapped = new Error('mapped');
     await expect(
-      texts(mapStream(source(['a'], reset).iterable, new TextMapper(), { toError: () => mapped })),
+      texts(mapStream(opened(['a'], reset), new TextMapper(), { toError: () => mapped })),
     ).rejects.toBe(mapped);
-    await expect(texts(mapStream(source(['a'], reset).iterable, new TextMapper()))).rejects.toBe(
-      reset,
-    );
+    await expect(texts(mapStream(opened(['a'], reset), new TextMapper()))).rejects.toBe(reset);
+  });
+
+  it('throws what open throws as is, without toError', async () => {
+    const refused = new Error('refused');
+    const open = () => Promise.reject(refused);
+    const toError = () => new Error('mapped');
+    await expect(texts(mapStream(open, new TextMapper(), { toError }))).rejects.toBe(refused);
   });
 });

@@ -38,23 +38,31 @@ export interface MapStreamOptions {
 }
 
 /**
- * Reads `chunks` through `mapper` into core's events: each chunk's events as it arrives, then the
- * mapper's closing events. The vendor adapters differ only in their mapper and these options.
+ * Opens a vendor stream and reads its chunks through `mapper` into core's events: each chunk's
+ * events as it arrives, then the mapper's closing events. What `open` throws (it starts the call
+ * and checks the response) is thrown as is. The vendor adapters differ only in `open`, their
+ * mapper and these options. One generator from the HTTP body to the caller: every layer of
+ * `yield*` between them would cost each event a few promise turns.
  */
 export async function* mapStream<Chunk>(
-  chunks: AsyncIterable<Chunk>,
+  open: () => Promise<AsyncIterable<Chunk>>,
   mapper: StreamMapper<Chunk>,
   options: MapStreamOptions = {},
 ): AsyncGenerator<StreamEvent> {
+  const chunks = await open();
   const drain = options.afterSettled === 'drain';
+  let settled = false;
   try {
     for await (const chunk of chunks) {
-      if (mapper.settled) continue;
+      if (settled) continue;
       yield* mapper.push(chunk);
-      if (mapper.settled && !drain) break;
+      if (mapper.settled) {
+        if (!drain) break;
+        settled = true;
+      }
     }
   } catch (error) {
-    if (!(drain && mapper.settled)) throw options.toError ? options.toError(error) : error;
+    if (!settled) throw options.toError ? options.toError(error) : error;
   }
   yield* mapper.end();
 }

@@ -57,7 +57,9 @@ export function mapAnthropicStream(
   events: AsyncIterable<unknown>,
   signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
-  return mapStream(events, new AnthropicStreamMapper(signal), { afterSettled: 'drain' });
+  return mapStream(async () => events, new AnthropicStreamMapper(signal), {
+    afterSettled: 'drain',
+  });
 }
 
 /** Reads at most `limit` characters of a body, then cancels it (the rest may never come). */
@@ -78,15 +80,11 @@ async function readStart(response: Response, limit = 2048): Promise<string> {
   return text;
 }
 
-/**
- * Runs one streamed Messages API call and maps it with `mapAnthropicStream`. Every failure leaves
- * as a harness error (`toAnthropicError`): `ProviderError` (HTTP errors, error events, a broken or
- * truncated stream, a body that is not an event stream) or `CancelledError` (the caller's signal).
- */
-export async function* readAnthropicStream(
+/** Starts the call and checks its response is an event stream; failures as harness errors. */
+async function openEventStream(
   open: () => Promise<OpenedStream<unknown>>,
   signal: AbortSignal | undefined,
-): AsyncGenerator<StreamEvent> {
+): Promise<AsyncIterable<unknown>> {
   try {
     const { data, response } = await open();
     const contentType = response.headers.get('content-type');
@@ -98,8 +96,24 @@ export async function* readAnthropicStream(
         { kind: 'server', status: response.status, retryable: false, provider: 'anthropic' },
       );
     }
-    yield* mapAnthropicStream(data, signal);
+    return data;
   } catch (error) {
     throw toAnthropicError(error, signal);
   }
+}
+
+/**
+ * Runs one streamed Messages API call and maps it as `mapAnthropicStream` does. Every failure
+ * leaves as a harness error (`toAnthropicError`): `ProviderError` (HTTP errors, error events, a
+ * broken or truncated stream, a body that is not an event stream) or `CancelledError` (the
+ * caller's signal).
+ */
+export function readAnthropicStream(
+  open: () => Promise<OpenedStream<unknown>>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamEvent> {
+  return mapStream(() => openEventStream(open, signal), new AnthropicStreamMapper(signal), {
+    afterSettled: 'drain',
+    toError: (error) => toAnthropicError(error, signal),
+  });
 }

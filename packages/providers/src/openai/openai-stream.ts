@@ -33,17 +33,11 @@ async function notAStream<Chunk>(
   );
 }
 
-/**
- * Runs one streamed OpenAI SDK call and maps it with `mapper` (`ChatStreamMapper` or
- * `ResponsesStreamMapper`), reading no further once it settled. Every failure leaves as a harness
- * error: `ProviderError` (HTTP errors, error events, a broken or truncated stream, a body that is
- * not an event stream) or `CancelledError` (the caller's signal).
- */
-export async function* readOpenAIStream<Chunk>(
+/** Starts the call and checks its response is an event stream; failures as harness errors. */
+async function openEventStream<Chunk>(
   open: () => Promise<OpenedStream<Chunk>>,
-  mapper: StreamMapper<Chunk>,
   context: ErrorContext,
-): AsyncGenerator<StreamEvent> {
+): Promise<AsyncIterable<Chunk>> {
   let opened: OpenedStream<Chunk>;
   try {
     opened = await open();
@@ -55,7 +49,21 @@ export async function* readOpenAIStream<Chunk>(
   if (contentType !== '' && !/event-stream/i.test(contentType)) {
     throw await notAStream(opened, contentType, context);
   }
-  yield* mapStream(opened.data, mapper, {
+  return opened.data;
+}
+
+/**
+ * Runs one streamed OpenAI SDK call and maps it with `mapper` (`ChatStreamMapper` or
+ * `ResponsesStreamMapper`), reading no further once it settled. Every failure leaves as a harness
+ * error: `ProviderError` (HTTP errors, error events, a broken or truncated stream, a body that is
+ * not an event stream) or `CancelledError` (the caller's signal).
+ */
+export function readOpenAIStream<Chunk>(
+  open: () => Promise<OpenedStream<Chunk>>,
+  mapper: StreamMapper<Chunk>,
+  context: ErrorContext,
+): AsyncGenerator<StreamEvent> {
+  return mapStream(() => openEventStream(open, context), mapper, {
     afterSettled: 'stop',
     toError: (error) => toHarnessError(error, context),
   });
