@@ -1,7 +1,7 @@
 import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
 import { ConfigError } from '@mh/core';
 import type { OpenAI } from 'openai';
-import { openAIClient, requestOptions } from './openai-client.js';
+import { openAIClient } from './openai-client.js';
 import type { ErrorContext } from './openai-error.js';
 import {
   OPENAI_APIS,
@@ -10,7 +10,7 @@ import {
   type ResolvedOpenAIOptions,
   resolveOpenAIOptions,
 } from './openai-options.js';
-import { OPENAI_API_STRATEGIES, type OpenAIApiStrategy } from './openai-request.js';
+import { OPENAI_API_STRATEGIES, type OpenAIApiStrategy, requestOptions } from './openai-request.js';
 import { readOpenAIStream } from './openai-stream.js';
 
 /**

@@ -23,6 +23,18 @@ export interface SdkRequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The per-request SDK options for `options`: no SDK retries, the timeout, the caller's signal. */
+export function requestOptions(
+  options: ResolvedOpenAIOptions,
+  signal: AbortSignal | undefined,
+): SdkRequestOptions {
+  return {
+    maxRetries: 0,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    ...(signal ? { signal } : {}),
+  };
+}
+
 /**
  * One OpenAI wire API, as the strategy `OpenAIProvider` runs: how a request becomes the call's
  * body, how the body is sent, and which `StreamMapper` reads the answer.
