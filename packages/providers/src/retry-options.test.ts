@@ -1,7 +1,7 @@
 import { ConfigError, type Provider, systemClock } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { resolveRetryOptions, type WithRetryOptions } from './retry-options.js';
-import { withRetry } from './with-retry.js';
+import { withRetry } from './retrying-provider.js';
 
 const inner: Provider = {
   name: 'inner',

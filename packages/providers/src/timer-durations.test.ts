@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveAnthropicOptions } from './anthropic/anthropic-options.js';
 import { FakeProvider } from './fake-provider.js';
 import { resolveOpenAIOptions } from './openai/openai-options.js';
+import { withRetry } from './retrying-provider.js';
 import { ScriptedProvider } from './scripted-provider.js';
-import { withRetry } from './with-retry.js';
 
 /** Node arms a timer longer than 2^31 - 1 ms as a 1 ms timer: every such duration is refused. */
 const TOO_LONG = 2 ** 31;

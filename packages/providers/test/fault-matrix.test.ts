@@ -25,7 +25,7 @@ import { anthropic } from '../src/anthropic/index.js';
 import { openai } from '../src/openai/index.js';
 import { attemptsOf } from '../src/retry-attempts.js';
 import type { RetryInfo } from '../src/retry-options.js';
-import { withRetry } from '../src/with-retry.js';
+import { withRetry } from '../src/retrying-provider.js';
 import { type Handler, type RecordedRequest, startLoopback } from './loopback-server.js';
 
 // The provider fault matrix end to end: each scenario of bench/fault-scenarios.mjs runs the real

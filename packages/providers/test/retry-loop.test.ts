@@ -17,8 +17,8 @@ import {
 } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from '../src/retry-attempts.js';
+import { withRetry } from '../src/retrying-provider.js';
 import { ScriptedProvider, type ScriptStep } from '../src/scripted-provider.js';
-import { withRetry } from '../src/with-retry.js';
 
 /** Backoff waits pass at once; the idle timer is off in these tests, so nothing else sleeps. */
 const instantClock: Clock = { now: () => 0, sleep: async () => {} };

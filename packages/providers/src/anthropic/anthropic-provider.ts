@@ -3,36 +3,16 @@ import {
   CancelledError,
   type ModelRequest,
   type Provider,
-  ProviderError,
   type StreamEvent,
   type StreamOptions,
 } from '@mh/core';
-import { snippet, toAnthropicError } from './anthropic-error.js';
 import {
   type AnthropicOptions,
   type ResolvedAnthropicOptions,
   resolveAnthropicOptions,
 } from './anthropic-options.js';
 import { type AnthropicRequestSettings, toAnthropicRequest } from './anthropic-request.js';
-import { mapAnthropicStream } from './anthropic-stream.js';
-
-/** Reads at most `limit` characters of a body, then cancels it (the rest may never come). */
-async function readStart(response: Response, limit = 2048): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text;
-}
+import { readAnthropicStream } from './anthropic-stream.js';
 
 /**
  * The Anthropic Messages API as a `Provider`, on the official `@anthropic-ai/sdk`. It streams
@@ -88,24 +68,11 @@ export class AnthropicProvider implements Provider {
     const signal = options.signal;
     if (signal?.aborted) throw new CancelledError('Anthropic request cancelled before it started');
     const params = toAnthropicRequest(request, this.#settings);
-    try {
-      // Per-request maxRetries also covers a client the caller passed in (which is not modified).
-      const { data, response } = await this.#client.messages
-        .create(params, this.#requestOptions(signal))
-        .withResponse();
-      const contentType = response.headers.get('content-type');
-      if (contentType !== null && !contentType.includes('text/event-stream')) {
-        const body = await readStart(response);
-        data.controller.abort();
-        throw new ProviderError(
-          `Anthropic HTTP ${response.status}: expected an event stream, received ${contentType}: ${snippet(body) || '(empty body)'}`,
-          { kind: 'server', status: response.status, retryable: false, provider: this.name },
-        );
-      }
-      yield* mapAnthropicStream(data, signal);
-    } catch (error) {
-      throw toAnthropicError(error, signal);
-    }
+    // Per-request maxRetries also covers a client the caller passed in (which is not modified).
+    yield* readAnthropicStream(
+      () => this.#client.messages.create(params, this.#requestOptions(signal)).withResponse(),
+      signal,
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import {
+  CancelledError,
   type ContentBlock,
   newMessageId,
   ProviderError,
@@ -8,9 +9,9 @@ import {
   type Usage,
   ZERO_USAGE,
 } from '@mh/core';
+import type { StreamMapper } from '../stream-mapper.js';
 import type { ErrorContext } from './openai-error.js';
 import { type ChatUsageFields, chatUsage } from './openai-usage.js';
-import type { StreamMapper } from './sdk-stream.js';
 import { parseToolArguments } from './tool-arguments.js';
 
 /** One tool-call fragment of a chunk, as OpenAI and compatible servers send it. */
@@ -138,8 +139,14 @@ export class ChatStreamMapper implements StreamMapper<ChatChunk> {
     return events;
   }
 
-  /** `usage` and `message-end`; a `network` `ProviderError` when no finish reason came. */
+  /**
+   * `usage` and `message-end`; a `CancelledError` when the caller's signal ended the stream; a
+   * `network` `ProviderError` when no finish reason came.
+   */
   end(): StreamEvent[] {
+    if (this.#context.signal?.aborted) {
+      throw new CancelledError(`${this.#context.provider}: call cancelled`);
+    }
     if (this.#finishReason === undefined) {
       throw new ProviderError(
         `${this.#context.provider}: the stream from ${this.#context.endpoint} ended without a finish_reason after ${this.#chunks} chunk${this.#chunks === 1 ? '' : 's'}; the answer is incomplete`,

@@ -1,5 +1,3 @@
-export { OpenAICompatibleProvider } from './chat-provider.js';
-export { openai } from './openai.js';
 export {
   MAX_TOKENS_FIELDS,
   type MaxTokensField,
@@ -9,4 +7,9 @@ export {
   REASONING_EFFORTS,
   type ReasoningEffort,
 } from './openai-options.js';
-export { OpenAIResponsesProvider } from './responses-provider.js';
+export {
+  OpenAICompatibleProvider,
+  OpenAIProvider,
+  OpenAIResponsesProvider,
+  openai,
+} from './openai-provider.js';

@@ -50,15 +50,3 @@ export function openAIClient(
     ...(env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
   });
 }
-
-/** Per-request SDK options: no SDK retries even on a caller's client, the timeout, the signal. */
-export function requestOptions(
-  options: ResolvedOpenAIOptions,
-  signal: AbortSignal | undefined,
-): { maxRetries: 0; timeout?: number; signal?: AbortSignal } {
-  return {
-    maxRetries: 0,
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    ...(signal ? { signal } : {}),
-  };
-}

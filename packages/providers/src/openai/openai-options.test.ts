@@ -1,7 +1,6 @@
 import { ConfigError } from '@mh/core';
 import { OpenAI } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { openai } from './openai.js';
 import { type OpenAIOptions, PLACEHOLDER_API_KEY, resolveOpenAIOptions } from './openai-options.js';
 
 const noEnv = {};
@@ -118,22 +117,5 @@ describe('resolveOpenAIOptions', () => {
     expect(
       configError(() => resolveOpenAIOptions({ client: chatOnly }, 'responses', noEnv)).field,
     ).toBe('client');
-  });
-});
-
-describe('openai', () => {
-  it('builds the Chat provider by default and the Responses one on request', () => {
-    const chat = openai({ apiKey: 'k' });
-    const responses = openai({ apiKey: 'k', api: 'responses', name: 'azure' });
-    expect(chat.constructor.name).toBe('OpenAICompatibleProvider');
-    expect(chat.name).toBe('openai');
-    expect(responses.constructor.name).toBe('OpenAIResponsesProvider');
-    expect(responses.name).toBe('azure');
-  });
-
-  it('rejects an unknown api', () => {
-    expect(configError(() => openai({ api: 'assistants' as never, apiKey: 'k' })).field).toBe(
-      'api',
-    );
   });
 });

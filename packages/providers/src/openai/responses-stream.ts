@@ -1,4 +1,5 @@
 import {
+  CancelledError,
   type ContentBlock,
   newMessageId,
   ProviderError,
@@ -12,10 +13,10 @@ import type {
   ResponseOutputItem,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
+import type { StreamMapper } from '../stream-mapper.js';
 import { type ErrorContext, errorFromBody } from './openai-error.js';
 import { responsesUsage } from './openai-usage.js';
 import { RESPONSES_BLOCK_PROVIDER } from './responses-request.js';
-import type { StreamMapper } from './sdk-stream.js';
 import { parseToolArguments } from './tool-arguments.js';
 
 interface Streamed {
@@ -128,8 +129,14 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     return events;
   }
 
-  /** `usage` and `message-end`; a `network` `ProviderError` when no terminal event came. */
+  /**
+   * `usage` and `message-end`; a `CancelledError` when the caller's signal ended the stream; a
+   * `network` `ProviderError` when no terminal event came.
+   */
   end(): StreamEvent[] {
+    if (this.#context.signal?.aborted) {
+      throw new CancelledError(`${this.#context.provider}: call cancelled`);
+    }
     if (!this.#settled) {
       throw new ProviderError(
         `${this.#context.provider}: the stream from ${this.#context.endpoint} ended without response.completed after ${this.#count} event${this.#count === 1 ? '' : 's'}; the answer is incomplete`,

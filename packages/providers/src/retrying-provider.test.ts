@@ -13,8 +13,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from './retry-attempts.js';
 import type { RetryInfo, WithRetryOptions } from './retry-options.js';
+import { withRetry } from './retrying-provider.js';
 import { ScriptedProvider, type ScriptStep } from './scripted-provider.js';
-import { withRetry } from './with-retry.js';
 
 interface Timer {
   readonly at: number;
