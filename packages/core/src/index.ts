@@ -115,6 +115,7 @@ export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing
 export {
   type JsonSchema,
   type ModelRequest,
+  type OutputFormat,
   type Provider,
   STOP_REASONS,
   type StopReason,

@@ -36,6 +36,21 @@ export interface ModelRequest {
    * summary. Adapters do not send it; it lets fakes and recorders tell the two apart.
    */
   readonly purpose?: 'summary';
+  /**
+   * The shape the answer must have (typed output), for a provider that constrains it natively:
+   * OpenAI's `response_format` / `text.format`, Anthropic's `output_config.format`. Absent: free
+   * text. The schema is sent as given: with `strict`, one `toStrictSchema` made.
+   */
+  readonly output?: OutputFormat;
+}
+
+/** A JSON answer's shape, as a provider sends it to the model (see `ModelRequest.output`). */
+export interface OutputFormat {
+  /** The format's name (OpenAI requires one: letters, digits, `_` and `-`, at most 64). */
+  readonly name: string;
+  readonly schema: JsonSchema;
+  /** Whether the vendor must hold the answer to the schema (OpenAI's strict mode). */
+  readonly strict: boolean;
 }
 
 /** Why the model stopped. */

@@ -26,6 +26,21 @@ const cached: AnthropicRequestSettings = { cache: true, defaultMaxOutputTokens: 
 const ephemeral = { type: 'ephemeral' };
 
 describe('toAnthropicRequest', () => {
+  it('asks for typed output as output_config.format, a JSON schema', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+      additionalProperties: false,
+    };
+    const params = toAnthropicRequest(
+      request({ output: { name: 'answer', schema, strict: true } }),
+      noCache,
+    );
+    expect(params.output_config).toEqual({ format: { type: 'json_schema', schema } });
+    expect(toAnthropicRequest(request(), noCache)).not.toHaveProperty('output_config');
+  });
+
   it('maps model, max_tokens, system, tools and stop sequences, streaming', () => {
     const params = toAnthropicRequest(
       request({

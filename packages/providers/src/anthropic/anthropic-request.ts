@@ -76,6 +76,12 @@ export function toAnthropicRequest(
     params.stop_sequences = [...request.stopSequences];
   }
   if (budget !== undefined) params.thinking = { type: 'enabled', budget_tokens: budget };
+  if (request.output !== undefined) {
+    // Typed from SDK 1.x on; an older SDK sends the field as-is.
+    (params as { output_config?: unknown }).output_config = {
+      format: { type: 'json_schema', schema: request.output.schema },
+    };
+  }
   if (settings.cache) {
     addCacheBreakpoints(params, [
       systemBlock,

@@ -9,6 +9,25 @@ function request(messages: Message[], extra: Partial<ModelRequest> = {}): ModelR
 }
 
 describe('toChatRequest', () => {
+  it('asks for typed output as a json_schema response_format, strict as the request says', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+      additionalProperties: false,
+    };
+    const body = toChatRequest(
+      request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'n?' }] }], {
+        output: { name: 'answer', schema, strict: true },
+      }),
+      settings,
+    );
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema, strict: true },
+    });
+  });
+
   it('sends the system prompt as a system message and asks for streamed usage', () => {
     const body = toChatRequest(
       request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }] }], {

@@ -142,5 +142,9 @@ export function toChatRequest(
     body.stop = [...request.stopSequences];
   }
   if (settings.reasoningEffort !== undefined) body.reasoning_effort = settings.reasoningEffort;
+  if (request.output !== undefined) {
+    const { name, schema, strict } = request.output;
+    body.response_format = { type: 'json_schema', json_schema: { name, schema, strict } };
+  }
   return body;
 }

@@ -7,6 +7,24 @@ function request(messages: Message[], extra: Partial<ModelRequest> = {}): ModelR
 }
 
 describe('toResponsesRequest', () => {
+  it('asks for typed output as a json_schema text.format, strict as the request says', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+      additionalProperties: false,
+    };
+    const body = toResponsesRequest(
+      request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'n?' }] }], {
+        output: { name: 'answer', schema, strict: false },
+      }),
+      {},
+    );
+    expect(body.text).toEqual({
+      format: { type: 'json_schema', name: 'answer', schema, strict: false },
+    });
+  });
+
   it('sends a stateless request asking for encrypted reasoning', () => {
     const body = toResponsesRequest(
       request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }] }], {

@@ -143,5 +143,9 @@ export function toResponsesRequest(
   if (settings.reasoningEffort !== undefined) {
     body.reasoning = { effort: settings.reasoningEffort, summary: 'auto' };
   }
+  if (request.output !== undefined) {
+    const { name, schema, strict } = request.output;
+    body.text = { format: { type: 'json_schema', name, schema, strict } };
+  }
   return body;
 }
