@@ -1,6 +1,6 @@
 import type { AgentEvent, CompactionRecord, RunResult } from '@mh/sdk';
 import { toolResultText, unfenceUntrusted } from '@mh/sdk';
-import { conflictMessage } from './session-conflict.js';
+import { conflictMessage } from './conflict-message.js';
 
 /** Where output goes; streams in production, buffers in tests. */
 export interface Output {
