@@ -19,12 +19,12 @@ export {
   PolicyToolExecutor,
   type PolicyToolExecutorOptions,
 } from './policy-tool-executor.js';
+export { TOOL_NAME_PATTERN } from './tool-fields.js';
 export { ToolRegistry } from './tool-registry.js';
 export { fenceToolResult, unfenceToolResult } from './tool-result-fence.js';
 export type { ToolRetryOptions } from './tool-retry.js';
 export { isTransientError, TRANSIENT_ERROR_CODES } from './transient-error.js';
 export { truncateMiddle, truncationMarker } from './truncate-text.js';
-export { TOOL_NAME_PATTERN } from './validate-tool.js';
 export { DEFAULT_IGNORED_DIRECTORIES } from './workspace/walk-files.js';
 export type { WorkspaceToolsOptions } from './workspace/workspace-settings.js';
 export { workspaceTools } from './workspace/workspace-tools.js';
