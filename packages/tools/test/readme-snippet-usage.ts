@@ -1,4 +1,4 @@
-// The README's usage example, verbatim: readme.test.ts checks the README still holds this text,
+// The README's usage example, verbatim: readme-examples.test.ts checks the README still holds this text,
 // and type-checking the tests compiles it.
 import * as z from 'zod';
 import { calculatorTool, defineTool, PolicyToolExecutor, ToolRegistry, workspaceTools } from '@mh/tools';
