@@ -30,7 +30,7 @@ async function reportFailure(error: unknown): Promise<number> {
   }
   // Anything else was thrown past the parser, so the SDK is loaded already.
   const { ConfigError, McpProtocolError, SessionStoreUnavailableError } = await import('@mh/sdk');
-  const { conflictMessage } = await import('./session-conflict.js');
+  const { conflictMessage } = await import('./conflict-message.js');
   const conflict = conflictMessage(error);
   if (conflict !== undefined) {
     process.stderr.write(`mh: ${conflict}\n`);

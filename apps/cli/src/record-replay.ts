@@ -1,6 +1,6 @@
 import type { Cassette, CassetteFileError, CassetteKey, DriftFinding } from '@mh/eval';
 import type { Provider, ToolRegistry } from '@mh/sdk';
-import { ToolExecutor } from '@mh/sdk';
+import { PolicyToolExecutor } from '@mh/sdk';
 import { type CliOptions, UsageError } from './args.js';
 
 /** The key of mh's recordings: one conversation per file. */
@@ -85,9 +85,9 @@ export function cassetteTools(
   cassette: Cassette | undefined,
   registry: ToolRegistry,
   grants: CliOptions['grants'],
-): ToolRegistry | ToolExecutor | ReturnType<Cassette['tools']> {
+): ToolRegistry | PolicyToolExecutor | ReturnType<Cassette['tools']> {
   if (!cassette) return registry;
-  return cassette.tools(new ToolExecutor({ registry, grants: [...grants] }), CLI_KEY);
+  return cassette.tools(new PolicyToolExecutor({ registry, grants: [...grants] }), CLI_KEY);
 }
 
 /**

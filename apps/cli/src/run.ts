@@ -15,9 +15,9 @@ import {
   shownDb,
   startMcpServers,
 } from './build-agent.js';
+import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './event-renderer.js';
 import { closeCliCassette, openCliCassette } from './record-replay.js';
-import { CUT_OFF_EXIT_CODE, type Output, worseExitCode } from './render.js';
-import { CliSession } from './session.js';
+import { Repl } from './repl.js';
 import { listSessions } from './session-commands.js';
 import { lockSession, type SessionLock } from './session-lock.js';
 
@@ -136,10 +136,10 @@ async function runAgent(
           tracing.clear();
         }
       : undefined;
-  const session = new CliSession(agent, output, (code) => process.exit(code), store, printTrace);
+  const repl = new Repl(agent, output, (code) => process.exit(code), store, printTrace);
   const interactive = Boolean(process.stdin.isTTY);
-  if (options.prompt === undefined && !interactive) session.batch();
-  process.on('SIGINT', () => session.interrupt());
+  if (options.prompt === undefined && !interactive) repl.batch();
+  process.on('SIGINT', () => repl.interrupt());
   // `kill PID` and a closed terminal cancel the answer as Ctrl-C does (recorded, so a resume does
   // not answer it again), then exit 128 + the signal's number.
   for (const [signal, code] of [
@@ -150,7 +150,7 @@ async function runAgent(
       process.stderr.write(
         `\nmh: ${signal}: cancelling the answer, if any, and exiting (${code})\n`,
       );
-      session.stop(code);
+      repl.stop(code);
     });
   }
   // The worst outcome so far, the resume at start included: a script must see that it failed.
@@ -162,7 +162,7 @@ async function runAgent(
       `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${shownDb(options.db ?? '')} --session ${where?.id})\n`,
     );
     // A turn a crash interrupted is finished before anything else.
-    const resumed = await session.resume();
+    const resumed = await repl.resume();
     // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
     if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
       return resumed;
@@ -170,21 +170,21 @@ async function runAgent(
     if (resumed !== 130) worst = worseExitCode(worst, resumed);
   }
 
-  if (options.prompt !== undefined) return worseExitCode(worst, await session.ask(options.prompt));
+  if (options.prompt !== undefined) return worseExitCode(worst, await repl.ask(options.prompt));
 
   const lines = createInterface({
     input: process.stdin,
     output: interactive ? process.stdout : undefined,
     terminal: interactive,
   });
-  lines.on('SIGINT', () => session.interrupt());
+  lines.on('SIGINT', () => repl.interrupt());
   if (interactive) {
     process.stderr.write(replGreeting(options, cassette));
     lines.setPrompt('> ');
     lines.prompt();
   }
   for await (const line of lines) {
-    const code = await session.line(line);
+    const code = await repl.line(line);
     if (code === 'exit') break;
     // A cancelled line (130) was not answered: a script must see that, as it sees a failure.
     worst = worseExitCode(worst, code);

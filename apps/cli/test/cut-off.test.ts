@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Agent, scripted } from '@mh/sdk';
 import { describe, expect, it } from 'vitest';
-import { worseExitCode } from '../src/render.js';
-import { CliSession } from '../src/session.js';
+import { worseExitCode } from '../src/event-renderer.js';
+import { Repl } from '../src/repl.js';
 import { runCli } from './run-cli.js';
 
 const PROMPT = 'Tell me about cats';
@@ -61,7 +61,7 @@ describe('an answer cut off at the output limit', { timeout: 60_000 }, () => {
     expect(run.code).toBe(CUT_OFF);
   });
 
-  it('is told apart from a complete answer by CliSession', async () => {
+  it('is told apart from a complete answer by Repl', async () => {
     const out = buffer();
     const err = buffer();
     const agent = new Agent({
@@ -71,15 +71,11 @@ describe('an answer cut off at the output limit', { timeout: 60_000 }, () => {
       ]),
       model: 'scripted',
     });
-    const session = new CliSession(
-      agent,
-      { out: out.stream, err: err.stream, color: false },
-      () => {},
-    );
-    expect(await session.ask('Tell me everything')).toBe(CUT_OFF);
+    const repl = new Repl(agent, { out: out.stream, err: err.stream, color: false }, () => {});
+    expect(await repl.ask('Tell me everything')).toBe(CUT_OFF);
     expect(out.text()).toBe('The first half of\n');
     expect(err.text()).toContain('mh: the answer was cut off');
-    expect(await session.ask('Again, shorter')).toBe(0);
+    expect(await repl.ask('Again, shorter')).toBe(0);
     expect(err.text().match(/cut off/g)).toHaveLength(1);
   });
 

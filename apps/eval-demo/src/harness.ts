@@ -6,7 +6,7 @@ import {
   type Summarizer,
   type Summary,
   type SummaryRequest,
-  type ToolExecutor as ToolExecutorPort,
+  type ToolExecutor,
 } from '@mh/core';
 import { Agent, PricingTable } from '@mh/sdk';
 import { DEMO_MODEL } from './demo-model.js';
@@ -58,7 +58,7 @@ export interface DemoAgentOptions {
   /** The session's tracer (from the runner). */
   readonly tracer: InMemoryTracer;
   /** A tool executor to use instead of the version's tools (a recording or a replay). */
-  readonly tools?: ToolExecutorPort;
+  readonly tools?: ToolExecutor;
   /** The turn limit (default 6). */
   readonly maxTurns?: number;
 }

@@ -6,7 +6,7 @@ import {
   type Report,
   settleReplayedRuns,
 } from '@mh/eval';
-import { type Tool, ToolExecutor } from '@mh/sdk';
+import { PolicyToolExecutor, type Tool } from '@mh/sdk';
 import { demoProvider } from './demo-model.js';
 import { demoTools, type HarnessVersion } from './demo-tools.js';
 import { buildDemoAgent } from './harness.js';
@@ -36,7 +36,7 @@ export function runCassetteSuite(
       const agent = buildDemoAgent({
         version,
         provider: cassette.provider(inner, key),
-        tools: cassette.tools(new ToolExecutor({ tools: tools(version) }), key),
+        tools: cassette.tools(new PolicyToolExecutor({ tools: tools(version) }), key),
         tracer,
         maxTurns,
       });

@@ -56,7 +56,7 @@ export function sessionAgent(task: Task, settings: AgentSettings): Agent {
     limits: { maxTurns: MAX_TURNS, timeoutMs: settings.timeoutMs },
     ...(settings.pricing ? { pricing: settings.pricing } : {}),
     ...(settings.tracer ? { tracer: settings.tracer } : {}),
-    injectionDefense: settings.injectionDefense,
+    fencing: settings.injectionDefense,
     ...(compaction === undefined ? {} : { compaction }),
   });
 }

@@ -3,9 +3,9 @@
 // depends on build). Four setups run interleaved in one process, after a warm-up, with a full GC
 // between runs:
 // - defaults: `Agent` with a model the table lists (claude-sonnet-4-5): compaction armed and the
-//   injection defence (fencing) on — what a user gets;
-// - off: the same `Agent` with compaction and the injection defence turned off;
-// - runLoop: core's `runLoop` alone, with a `ToolExecutor`;
+//   fencing of tool results on — what a user gets;
+// - off: the same `Agent` with compaction and fencing turned off;
+// - runLoop: core's `runLoop` alone, with a `PolicyToolExecutor`;
 // - floor: a hand-written loop calling the same scripted provider and the same tool, with a plain
 //   array history.
 // For N=1000 it prints per-turn medians of BENCH_REPEATS runs (default 5), each setup's ratio to
@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoop } from '@mh/core';
-import { Agent, defineTool, scripted, ToolExecutor } from '@mh/sdk';
+import { Agent, defineTool, PolicyToolExecutor, scripted } from '@mh/sdk';
 import { z } from 'zod';
 
 const N = 1000;
@@ -83,7 +83,7 @@ const SETUPS = {
         tools: [add],
         limits: { maxTurns: turns },
         compaction: false,
-        injectionDefense: false,
+        fencing: false,
       }).stream('go'),
       turns,
     ),
@@ -93,7 +93,7 @@ const SETUPS = {
         provider: provider(turns),
         model: MODEL,
         history: [{ id: 'prompt', role: 'user', content: [{ type: 'text', text: 'go' }] }],
-        tools: new ToolExecutor({ tools: [add] }),
+        tools: new PolicyToolExecutor({ tools: [add] }),
         limits: { maxTurns: turns },
       }),
       turns,

@@ -17,13 +17,13 @@ import {
   type Provider,
   type RunResult,
   type Tool,
-  type ToolExecutor as ToolExecutorPort,
+  type ToolExecutor,
   type Tracer,
   validateLimits,
   ZERO_USAGE,
 } from '@mh/core';
-import { type ApproveCallback, ToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
-import type { InjectionDefenseOptions } from './injection-defense.js';
+import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
+import type { FencingOptions } from './agent-fencing.js';
 import type { AgentSession } from './session-binding.js';
 
 /** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
@@ -45,7 +45,7 @@ export interface AgentOptions {
   /** System prompt. */
   readonly system?: string;
   /** Tools: a list, a registry, or a ready executor (then `permissions` is ignored). */
-  readonly tools?: readonly Tool[] | ToolRegistry | ToolExecutorPort;
+  readonly tools?: readonly Tool[] | ToolRegistry | ToolExecutor;
   /** Permission policy for the default executor. */
   readonly permissions?: AgentPermissions;
   /** Guards applied to every run (a run may override them). */
@@ -65,9 +65,9 @@ export interface AgentOptions {
   /** Persist the conversation: each turn is committed, each tool call journaled (crash-safe). */
   readonly session?: AgentSession;
   /**
-   * Prompt-injection defence (spotlighting), on by default: results of tools are fenced as
-   * untrusted data between lines carrying a random boundary token, and a rule appended to the
-   * system prompt says nothing inside a fence is an instruction. `false` turns it off;
+   * Fencing of tool results (the prompt-injection defence), on by default: results of tools are
+   * fenced as untrusted data between lines carrying a random boundary token, and a rule appended
+   * to the system prompt says nothing inside a fence is an instruction. `false` turns it off;
    * `{ boundary }` fixes the token (needed for byte-identical replays).
    *
    * With a session the boundary is kept per session: each checkpoint records it, and an agent
@@ -75,11 +75,19 @@ export interface AgentOptions {
    * branch) adopts the recorded one, so the rule and every stored result name the same token and
    * the system prompt stays cacheable. A given boundary wins: stored results fenced with another
    * recorded token are re-fenced with it in the agent's view; the store keeps what was sent. With
-   * the defence off, stored fences are left as they are (still labelled untrusted data). Many
+   * fencing off, stored fences are left as they are (still labelled untrusted data). Many
    * sessions share one cached system prompt only with a fixed boundary: take it from
    * configuration as a secret, never a constant in code, never shown to content authors.
+   *
+   * `injectionDefense` is the deprecated name of this option and is still accepted; giving both
+   * is a `ConfigError` (field `fencing`) that names both.
    */
-  readonly injectionDefense?: boolean | InjectionDefenseOptions;
+  readonly fencing?: boolean | FencingOptions;
+  /**
+   * @deprecated Use `fencing` (same values, same behaviour); this name goes away in the next
+   * minor version. Giving both is a `ConfigError` naming both fields.
+   */
+  readonly injectionDefense?: boolean | FencingOptions;
   /**
    * Keeps long conversations inside the model's context window: trim old tool output, then
    * summarise old turns (exact identifiers kept), never separating a tool call from its result.
@@ -111,6 +119,7 @@ export const OPTION_KEYS: readonly string[] = [
   'history',
   'clock',
   'session',
+  'fencing',
   'injectionDefense',
   'compaction',
 ];
@@ -184,11 +193,11 @@ export function mergeLimits(base: Limits | undefined, override: Limits | undefin
   return merged as Limits;
 }
 
-function isExecutor(value: unknown): value is ToolExecutorPort {
+function isExecutor(value: unknown): value is ToolExecutor {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as ToolExecutorPort).execute === 'function'
+    typeof (value as ToolExecutor).execute === 'function'
   );
 }
 
@@ -221,7 +230,7 @@ export function checkPermissions(permissions: AgentPermissions | undefined): Age
 
 /** The executor and how to tell whether a tool's call may safely run again. */
 export interface AgentTools {
-  readonly executor: ToolExecutorPort | undefined;
+  readonly executor: ToolExecutor | undefined;
   /**
    * Whether a call of this tool may run again after a crash: the tool is idempotent, or only
    * reads (its permission is `read`, so it has no side effect to repeat). Such a call is not
@@ -254,7 +263,7 @@ export function buildExecutor(options: AgentOptions): AgentTools {
   } else
     throw new ConfigError('tools', 'expected an array of tools, a ToolRegistry or a ToolExecutor');
   const permissions = checkPermissions(options.permissions);
-  const executor = new ToolExecutor({
+  const executor = new PolicyToolExecutor({
     registry,
     policy: permissions.policy,
     grants: permissions.grants,

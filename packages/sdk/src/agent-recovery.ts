@@ -4,7 +4,7 @@ import {
   ConfigError,
   type Message,
   newMessageId,
-  type ToolExecutor as ToolExecutorPort,
+  type ToolExecutor,
   type ToolOutcome,
   type ToolResultBlock,
   type ToolUseBlock,
@@ -12,7 +12,7 @@ import {
   toolUsesOf,
   userMessage,
 } from '@mh/core';
-import type { Refence } from './injection-defense.js';
+import type { Refence } from './agent-fencing.js';
 import { interruptedOutcomeText, planRecovery, type SessionBinding } from './session-binding.js';
 
 /** The turn a crash interrupted, finished: ready to append to the history and commit. */
@@ -34,7 +34,7 @@ export interface RecoveredTurn {
 export async function* recoverTurn(
   session: SessionBinding,
   deps: {
-    readonly executor: ToolExecutorPort | undefined;
+    readonly executor: ToolExecutor | undefined;
     readonly mayRepeat: (toolName: string) => boolean;
     readonly refence: Refence;
     readonly signal: AbortSignal | undefined;

@@ -11,10 +11,11 @@ import {
   type RunStatus,
   runLoop,
   type SessionState,
-  type ToolExecutor as ToolExecutorPort,
+  type ToolExecutor,
   validateLimits,
 } from '@mh/core';
 import { agentCompaction, agentMeter } from './agent-compaction.js';
+import { AgentFencing, type Refence } from './agent-fencing.js';
 import {
   type AgentOptions,
   buildExecutor,
@@ -26,7 +27,6 @@ import {
 } from './agent-options.js';
 import { recoverTurn, toPromptMessage } from './agent-recovery.js';
 import { withCancelMark } from './cancel-mark.js';
-import { InjectionDefense, type Refence } from './injection-defense.js';
 import { SessionBinding } from './session-binding.js';
 
 /**
@@ -41,8 +41,8 @@ import { SessionBinding } from './session-binding.js';
  */
 export class Agent {
   readonly #options: AgentOptions;
-  readonly #defence: InjectionDefense;
-  /** Re-fences stored results with the boundary in use (see `InjectionDefense.follow`). */
+  readonly #fencing: AgentFencing;
+  /** Re-fences stored results with the boundary in use (see `AgentFencing.follow`). */
   #refence: Refence = (messages) => messages.slice();
   readonly #mayRepeat: (toolName: string) => boolean;
   readonly #session: SessionBinding | undefined;
@@ -64,7 +64,7 @@ export class Agent {
     checkAgentOptions(options);
     this.#options = options;
     const tools = buildExecutor(options);
-    this.#defence = new InjectionDefense(options.injectionDefense, options.system, tools.executor);
+    this.#fencing = new AgentFencing(options, options.system, tools.executor);
     this.#mayRepeat = tools.mayRepeat;
     this.#meter = agentMeter(options.compaction);
     this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
@@ -77,11 +77,11 @@ export class Agent {
   }
 
   get #system(): string | undefined {
-    return this.#defence.system;
+    return this.#fencing.system;
   }
 
-  get #executor(): ToolExecutorPort | undefined {
-    return this.#defence.executor;
+  get #executor(): ToolExecutor | undefined {
+    return this.#fencing.executor;
   }
 
   /** The conversation so far (a copy). */
@@ -115,7 +115,7 @@ export class Agent {
   async #payReset(session: SessionBinding): Promise<void> {
     if (!this.#resetOwed) return;
     try {
-      // Loaded through the defence, so the boundary it records is the session's.
+      // Loaded through the fencing, so the boundary it records is the session's.
       await this.#loadOnce(session);
       if (session.exists && session.head !== null) this.#follow(session, await session.startOver());
       this.#resetOwed = false;
@@ -182,7 +182,7 @@ export class Agent {
     return this.history;
   }
 
-  /** Loads the session's branch into the view, through the defence, unless already loaded. */
+  /** Loads the session's branch into the view, through the fencing, unless already loaded. */
   async #loadOnce(session: SessionBinding): Promise<void> {
     if (this.#loaded) return;
     this.#history = this.#follow(session, await session.load());
@@ -377,12 +377,12 @@ export class Agent {
   }
 
   /**
-   * Makes the injection defence follow the branch just loaded (its stored boundary, see
-   * `InjectionDefense.follow`) and returns its history as the agent sends it.
+   * Makes the fencing follow the branch just loaded (its stored boundary, see
+   * `AgentFencing.follow`) and returns its history as the agent sends it.
    */
   #follow(session: SessionBinding, history: Message[]): Message[] {
-    this.#refence = this.#defence.follow(session.boundaries);
-    session.boundary = this.#defence.boundary;
+    this.#refence = this.#fencing.follow(session.boundaries);
+    session.boundary = this.#fencing.boundary;
     return this.#refence(history);
   }
 

@@ -19,4 +19,9 @@ describe('@mh/sdk exports', () => {
     );
     expect(missing).toEqual([]);
   });
+
+  it('keeps ToolExecutor, the deprecated name of PolicyToolExecutor', () => {
+    expect(sdk.PolicyToolExecutor).toBeTypeOf('function');
+    expect(sdk.ToolExecutor).toBe(sdk.PolicyToolExecutor);
+  });
 });

@@ -54,14 +54,15 @@ export {
   calculatorTool,
   defaultPermissionPolicy,
   defineTool,
+  PolicyToolExecutor,
   ToolExecutor,
   ToolRegistry,
   workspaceTools,
 } from '@mh/tools/zod-free';
 export { Agent } from './agent.js';
+export type { FencingOptions, InjectionDefenseOptions } from './agent-fencing.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
 export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';
-export type { InjectionDefenseOptions } from './injection-defense.js';
 export {
   type AgentSession,
   interruptedOutcomeText,

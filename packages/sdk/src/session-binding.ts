@@ -98,7 +98,7 @@ export class SessionBinding {
   };
   #boundaries: string[] = [];
   /**
-   * The injection defence's boundary of what this agent commits (undefined: the defence is off),
+   * The fence boundary of what this agent commits (undefined: fencing is off),
    * recorded with each checkpoint so the next agent on the session can fence with the same one.
    */
   boundary: string | undefined;
@@ -213,7 +213,7 @@ export class SessionBinding {
   /**
    * The boundaries the branch's tool results were fenced with, as its checkpoints recorded them
    * (each once, ordered by its newest use: the last is the newest). Empty for a branch committed
-   * without the defence or before boundaries were recorded.
+   * without fencing or before boundaries were recorded.
    */
   get boundaries(): readonly string[] {
     return this.#boundaries;
@@ -325,7 +325,7 @@ function unknownSuffix(history: readonly Message[], known: ReadonlySet<string>):
   return history.slice(start);
 }
 
-/** The key of `CheckpointMeta.extra` recording the injection defence's boundary. */
+/** The key of `CheckpointMeta.extra` recording the fence boundary. */
 const BOUNDARY_KEY = 'fenceBoundary';
 
 /** The valid boundaries the branch's checkpoints recorded, each once, ordered by newest use. */
@@ -333,7 +333,7 @@ function storedBoundaries(state: SessionState): string[] {
   let found: string[] = [];
   for (const checkpoint of state.checkpoints) {
     const boundary = checkpoint.meta.extra?.[BOUNDARY_KEY];
-    // Not recorded (older checkpoints, the defence off) or not a boundary: nothing to follow.
+    // Not recorded (older checkpoints, fencing off) or not a boundary: nothing to follow.
     if (isBoundary(boundary)) found = withNewest(found, boundary);
   }
   return found;

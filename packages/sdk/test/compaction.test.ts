@@ -140,7 +140,7 @@ describe('Agent compaction', () => {
         tools: [lookup],
         compaction: { contextWindow: 12_000, summarizer: counting, meter },
         session: { store, id: 's1' },
-        injectionDefense: false,
+        fencing: false,
       });
       const loaded = await second.load();
       // Sized from the last stored measurement, not estimated from scratch.

@@ -98,7 +98,7 @@ function runsPerCall(sideEffects: string, tool: string): Map<string, number> {
   return runs;
 }
 
-/** A result's text, read through the fence of the Agent's injection defence (on by default). */
+/** A result's text, read through the fence the Agent puts around it (fencing is on by default). */
 const resultText = (result: ToolResultBlock): string =>
   unfenceUntrusted(
     result.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),

@@ -126,7 +126,7 @@ function fenceBoundaries(messages: readonly Message[]): string[] {
   });
 }
 
-describe('Agent injection defence with a session', () => {
+describe('Agent fencing with a session', () => {
   it('a new agent on the session keeps the boundary its stored results were fenced with', async () => {
     const { store, reopen } = await tempStore();
     const first = toolTurn();
@@ -211,7 +211,7 @@ describe('Agent injection defence with a session', () => {
       model: 'm',
       tools: [readNote],
       session: { store: await reopen(), id: 's' },
-      injectionDefense: { boundary: 'untrusted-fromconfig' },
+      fencing: { boundary: 'untrusted-fromconfig' },
     });
     await agent.run('Check again.');
     for (const request of second.requests)
@@ -262,7 +262,7 @@ describe('Agent injection defence with a session', () => {
       tools: [takeNote, hang],
       permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
-      injectionDefense: { boundary: 'untrusted-fromconfig' },
+      fencing: { boundary: 'untrusted-fromconfig' },
     }).resume();
     expect(ruleBoundary(resumed.requests[0])).toBe('untrusted-fromconfig');
     expect(fenceBoundaries(resumed.requests[0]?.messages ?? [])).toEqual([
@@ -273,7 +273,7 @@ describe('Agent injection defence with a session', () => {
     await abandoned;
   });
 
-  it('leaves stored fences as they are when the defence is off', async () => {
+  it('leaves stored fences as they are when fencing is off', async () => {
     const { store, reopen } = await tempStore();
     const first = toolTurn();
     await new Agent({
@@ -291,7 +291,7 @@ describe('Agent injection defence with a session', () => {
       system: 'Be brief.',
       tools: [readNote],
       session: { store: await reopen(), id: 's' },
-      injectionDefense: false,
+      fencing: false,
     }).run('Check again.');
     expect(second.requests[1]?.system).toBe('Be brief.');
     expect(fenceBoundaries(second.requests[1]?.messages ?? [])).toEqual([stored, 'unfenced']);
@@ -333,7 +333,7 @@ describe('Agent injection defence with a session', () => {
       model: 'm',
       tools: [readNote],
       session: { store: await reopen(), id: 's' },
-      injectionDefense: { boundary: 'untrusted-otherbranch' },
+      fencing: { boundary: 'untrusted-otherbranch' },
     });
     await writer.fork('other');
     await writer.run('Check on the other branch.');
@@ -437,7 +437,7 @@ describe('Agent injection defence with a session', () => {
       model: 'm',
       tools: [readNote],
       session: { store: await reopen(), id: 's' },
-      injectionDefense: { boundary: 'untrusted-fromconfig' },
+      fencing: { boundary: 'untrusted-fromconfig' },
     }).run('Go on.');
     const seen = provider.requests[0]?.messages ?? [];
     // The rule names only the configured token: the stored one would leave the data unmarked.
@@ -467,7 +467,7 @@ describe('Agent injection defence with a session', () => {
       tools: [takeNote, hang],
       permissions: { grants: ['write'] },
       session: { store: await reopen(), id: 's' },
-      injectionDefense: { boundary: 'untrusted-crashedworker' },
+      fencing: { boundary: 'untrusted-crashedworker' },
     }).resume();
     await journaledResult(store);
 

@@ -194,30 +194,27 @@ describe('a refused run leaves no trace', () => {
 });
 
 describe('a reset before the first run', () => {
-  it.each([false, true])(
-    'records the injection-defence boundary (reset first: %s)',
-    async (resetFirst) => {
-      const echo = defineTool({
-        name: 'echo',
-        description: 'echo',
-        permission: 'read',
-        input: z.object({}),
-        run: async () => 'data',
-      });
-      const agent = new Agent({
-        provider: scripted([{ toolCalls: [{ name: 'echo', input: {} }] }, { text: 'done' }]),
-        model: 'm',
-        tools: [echo],
-        session: { store, id: 's1' },
-      });
-      if (resetFirst) await agent.reset();
-      await agent.run('go');
-      const recorded = (await store.load('s1')).checkpoints.map(
-        (checkpoint) => checkpoint.meta.extra?.fenceBoundary,
-      );
-      expect(recorded.every((boundary) => typeof boundary === 'string')).toBe(true);
-    },
-  );
+  it.each([false, true])('records the fence boundary (reset first: %s)', async (resetFirst) => {
+    const echo = defineTool({
+      name: 'echo',
+      description: 'echo',
+      permission: 'read',
+      input: z.object({}),
+      run: async () => 'data',
+    });
+    const agent = new Agent({
+      provider: scripted([{ toolCalls: [{ name: 'echo', input: {} }] }, { text: 'done' }]),
+      model: 'm',
+      tools: [echo],
+      session: { store, id: 's1' },
+    });
+    if (resetFirst) await agent.reset();
+    await agent.run('go');
+    const recorded = (await store.load('s1')).checkpoints.map(
+      (checkpoint) => checkpoint.meta.extra?.fenceBoundary,
+    );
+    expect(recorded.every((boundary) => typeof boundary === 'string')).toBe(true);
+  });
 });
 
 describe('a run that ended in an error', () => {

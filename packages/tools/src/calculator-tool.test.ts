@@ -2,10 +2,10 @@ import type { ToolOutcome } from '@mh/core';
 import { toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool.js';
-import { ToolExecutor } from './tool-executor.js';
+import { PolicyToolExecutor } from './policy-tool-executor.js';
 
 async function calculate(expression: unknown): Promise<ToolOutcome | undefined> {
-  const executor = new ToolExecutor({ tools: [calculatorTool()] });
+  const executor = new PolicyToolExecutor({ tools: [calculatorTool()] });
   const calls = [
     { type: 'tool_use', id: 'c1', name: 'calculator', input: { expression } },
   ] as const;

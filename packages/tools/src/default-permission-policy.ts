@@ -6,7 +6,7 @@ import type {
   PermissionRequest,
 } from '@mh/core';
 import { assertOptions, ConfigError } from '@mh/core';
-import { isPermission } from './validate-tool.js';
+import { isPermission } from './tool-fields.js';
 
 /** Asks someone (a terminal prompt, a UI) whether one call may run; true allows it. */
 export type ApproveCallback = (request: PermissionRequest) => boolean | Promise<boolean>;

@@ -1,8 +1,8 @@
 import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
 import { assertOptions, ConfigError } from '@mh/core';
 import type * as z from 'zod';
+import { assertToolFields } from './tool-fields.js';
 import { toolWithSchema } from './tool-with-schema.js';
-import { assertToolFields } from './validate-tool.js';
 import { zodToolSchema } from './zod-tool-schema.js';
 
 /** What `defineTool` takes: a tool's metadata, its zod argument schema and its implementation. */

@@ -17,8 +17,8 @@ import {
   thrownText,
   toolResult,
 } from '@mh/core';
+import { normalizeOutput } from './normalize-output.js';
 import { runAttempt } from './run-attempt.js';
-import { normalizeOutput } from './tool-output.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { truncateContent } from './truncate-text.js';
 

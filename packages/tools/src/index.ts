@@ -8,21 +8,23 @@ export {
 } from './default-permission-policy.js';
 export { defineTool, type ToolDefinition } from './define-tool.js';
 export {
-  fenceToolResult,
   SpotlightingExecutor,
   type SpotlightingExecutorOptions,
-  unfenceToolResult,
-} from './spotlighting-executor.js';
-export {
-  DEFAULT_MAX_RESULT_CHARS,
   ToolExecutor,
   type ToolExecutorOptions,
-  type ToolRetryOptions,
-} from './tool-executor.js';
+} from './deprecated-names.js';
+export { FencingExecutor, type FencingExecutorOptions } from './fencing-executor.js';
+export {
+  DEFAULT_MAX_RESULT_CHARS,
+  PolicyToolExecutor,
+  type PolicyToolExecutorOptions,
+} from './policy-tool-executor.js';
+export { TOOL_NAME_PATTERN } from './tool-fields.js';
 export { ToolRegistry } from './tool-registry.js';
+export { fenceToolResult, unfenceToolResult } from './tool-result-fence.js';
+export type { ToolRetryOptions } from './tool-retry.js';
 export { isTransientError, TRANSIENT_ERROR_CODES } from './transient-error.js';
 export { truncateMiddle, truncationMarker } from './truncate-text.js';
-export { TOOL_NAME_PATTERN } from './validate-tool.js';
 export { DEFAULT_IGNORED_DIRECTORIES } from './workspace/walk-files.js';
 export type { WorkspaceToolsOptions } from './workspace/workspace-settings.js';
 export { workspaceTools } from './workspace/workspace-tools.js';

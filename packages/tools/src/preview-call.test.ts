@@ -2,8 +2,8 @@ import type { PermissionPolicy, PermissionRequest, ToolUseBlock } from '@mh/core
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
-import { SpotlightingExecutor } from './spotlighting-executor.js';
-import { ToolExecutor } from './tool-executor.js';
+import { FencingExecutor } from './fencing-executor.js';
+import { PolicyToolExecutor } from './policy-tool-executor.js';
 
 let runs = 0;
 
@@ -33,9 +33,9 @@ function call(name: string, input: unknown = { command: 'ls' }): ToolUseBlock {
   return { type: 'tool_use', id: 'c1', name, input };
 }
 
-describe('ToolExecutor.preview', () => {
+describe('PolicyToolExecutor.preview', () => {
   it('says a granted call would run, with the tool permission, without running it', async () => {
-    const executor = new ToolExecutor({ tools: [shell], grants: ['exec'] });
+    const executor = new PolicyToolExecutor({ tools: [shell], grants: ['exec'] });
     expect(await executor.preview(call('shell'))).toEqual({ decision: 'run', permission: 'exec' });
     expect(runs).toBe(0);
   });
@@ -49,13 +49,13 @@ describe('ToolExecutor.preview', () => {
       deterministic: true,
       run: ({ n }) => n.toFixed(2),
     });
-    const granted = new ToolExecutor({ tools: [pure], grants: ['write'] });
+    const granted = new PolicyToolExecutor({ tools: [pure], grants: ['write'] });
     expect(await granted.preview(call('pure', { n: 1 }))).toEqual({
       decision: 'run',
       permission: 'write',
       deterministic: true,
     });
-    const ungranted = new ToolExecutor({ tools: [pure], grants: [] });
+    const ungranted = new PolicyToolExecutor({ tools: [pure], grants: [] });
     const preview = await ungranted.preview(call('pure', { n: 1 }));
     expect(preview.decision).not.toBe('run');
     expect(preview).toHaveProperty('deterministic', true);
@@ -63,7 +63,7 @@ describe('ToolExecutor.preview', () => {
   });
 
   it('says an ungranted call would be denied, with the reason execute gives', async () => {
-    const executor = new ToolExecutor({ tools: [shell] });
+    const executor = new PolicyToolExecutor({ tools: [shell] });
     expect(await executor.preview(call('shell'))).toEqual({
       decision: 'denied',
       permission: 'exec',
@@ -73,7 +73,7 @@ describe('ToolExecutor.preview', () => {
 
   it('says a call needs a human when the default policy would ask, and never asks', async () => {
     const asked: PermissionRequest[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [shell],
       approve: (request) => {
         asked.push(request);
@@ -85,7 +85,7 @@ describe('ToolExecutor.preview', () => {
   });
 
   it('says an unknown tool is unknown, with no permission', async () => {
-    const executor = new ToolExecutor({ tools: [shell] });
+    const executor = new PolicyToolExecutor({ tools: [shell] });
     expect(await executor.preview(call('rm'))).toEqual({
       decision: 'unknown-tool',
       reason: 'Unknown tool: rm. Available tools: shell',
@@ -101,7 +101,7 @@ describe('ToolExecutor.preview', () => {
         return { allow: true };
       },
     };
-    const executor = new ToolExecutor({ tools: [shell], policy });
+    const executor = new PolicyToolExecutor({ tools: [shell], policy });
     const preview = await executor.preview(call('shell', { command: 7 }));
     expect(preview).toMatchObject({ decision: 'invalid-arguments', permission: 'exec' });
     expect(preview.reason).toContain('command');
@@ -109,7 +109,7 @@ describe('ToolExecutor.preview', () => {
   });
 
   it('says unparseable JSON arguments are invalid, as execute does', async () => {
-    const executor = new ToolExecutor({ tools: [shell], grants: ['exec'] });
+    const executor = new PolicyToolExecutor({ tools: [shell], grants: ['exec'] });
     const broken: ToolUseBlock = { ...call('shell', {}), rawInput: '{"command": ' };
     expect(await executor.preview(broken)).toMatchObject({ decision: 'invalid-arguments' });
   });
@@ -123,7 +123,7 @@ describe('ToolExecutor.preview', () => {
         return { allow: false, reason: 'no shells on Fridays' };
       },
     };
-    const executor = new ToolExecutor({ tools: [shell], policy });
+    const executor = new PolicyToolExecutor({ tools: [shell], policy });
     expect(await executor.preview(call('shell'))).toEqual({
       decision: 'denied',
       permission: 'exec',
@@ -136,7 +136,7 @@ describe('ToolExecutor.preview', () => {
 
   it('says undecidable for a policy without preview, and never calls its check', async () => {
     let checks = 0;
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [shell],
       policy: {
         check: () => {
@@ -159,7 +159,7 @@ describe('ToolExecutor.preview', () => {
         throw new Error('policy file missing');
       },
     };
-    const executor = new ToolExecutor({ tools: [shell], policy });
+    const executor = new PolicyToolExecutor({ tools: [shell], policy });
     expect(await executor.preview(call('shell'))).toEqual({
       decision: 'denied',
       permission: 'exec',
@@ -168,7 +168,7 @@ describe('ToolExecutor.preview', () => {
   });
 
   it('previews a read tool as run without any grant', async () => {
-    const executor = new ToolExecutor({ tools: [look] });
+    const executor = new PolicyToolExecutor({ tools: [look] });
     expect(await executor.preview(call('look', { path: 'a' }))).toEqual({
       decision: 'run',
       permission: 'read',
@@ -177,15 +177,15 @@ describe('ToolExecutor.preview', () => {
   });
 });
 
-describe('SpotlightingExecutor.preview', () => {
+describe('FencingExecutor.preview', () => {
   it('answers with the wrapped executor preview', async () => {
-    const inner = new ToolExecutor({ tools: [shell] });
-    const executor = new SpotlightingExecutor({ executor: inner, boundary: 'fence-abcdefgh' });
+    const inner = new PolicyToolExecutor({ tools: [shell] });
+    const executor = new FencingExecutor({ executor: inner, boundary: 'fence-abcdefgh' });
     expect(await executor.preview(call('shell'))).toEqual(await inner.preview(call('shell')));
   });
 
   it('says undecidable when the wrapped executor cannot preview', async () => {
-    const executor = new SpotlightingExecutor({
+    const executor = new FencingExecutor({
       executor: { specs: () => [], execute: async function* () {} },
       boundary: 'fence-abcdefgh',
     });

@@ -2,12 +2,12 @@ import type { Tool, ToolOutcome, ToolUseBlock } from '@mh/core';
 import { toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_THROWS, throwingTool } from '../test/hostile-throws.js';
-import { ToolExecutor } from './tool-executor.js';
+import { PolicyToolExecutor } from './policy-tool-executor.js';
 
 const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'boom', input: {} };
 
 async function outcomesOf(tool: Tool): Promise<ToolOutcome[]> {
-  const executor = new ToolExecutor({ tools: [tool], retry: { baseMs: 0, capMs: 0 } });
+  const executor = new PolicyToolExecutor({ tools: [tool], retry: { baseMs: 0, capMs: 0 } });
   const outcomes: ToolOutcome[] = [];
   for await (const outcome of executor.execute([call], { signal: new AbortController().signal }))
     outcomes.push(outcome);

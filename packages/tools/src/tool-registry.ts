@@ -1,6 +1,6 @@
 import type { Tool, ToolSpec } from '@mh/core';
 import { ConfigError, toolSpec } from '@mh/core';
-import { assertToolFields } from './validate-tool.js';
+import { assertToolFields } from './tool-fields.js';
 
 /**
  * The tools an agent may call, by name, in registration order. Registering a second tool under a

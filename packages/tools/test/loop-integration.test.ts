@@ -9,7 +9,7 @@ import {
 } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from '../src/calculator-tool.js';
-import { ToolExecutor } from '../src/tool-executor.js';
+import { PolicyToolExecutor } from '../src/policy-tool-executor.js';
 import { HOSTILE_THROWS, throwingTool } from './hostile-throws.js';
 
 /** Answers turn 1 with two tool calls and turn 2 with text, recording each request. */
@@ -38,14 +38,14 @@ function twoTurnProvider(requests: ModelRequest[]): Provider {
   };
 }
 
-describe('ToolExecutor in the core loop', () => {
+describe('PolicyToolExecutor in the core loop', () => {
   it('advertises its tools and answers every call of a turn', async () => {
     const requests: ModelRequest[] = [];
     const loop = runLoop({
       provider: twoTurnProvider(requests),
       model: 'test-model',
       history: [userMessage('What is 6 times 7?')],
-      tools: new ToolExecutor({ tools: [calculatorTool()] }),
+      tools: new PolicyToolExecutor({ tools: [calculatorTool()] }),
     });
     let next = await loop.next();
     while (!next.done) next = await loop.next();
@@ -81,7 +81,7 @@ describe('ToolExecutor in the core loop', () => {
         provider,
         model: 'test-model',
         history: [userMessage('go')],
-        tools: new ToolExecutor({ tools: [throwingTool(make)] }),
+        tools: new PolicyToolExecutor({ tools: [throwingTool(make)] }),
         tracer: new InMemoryTracer(),
       });
       let next = await loop.next();

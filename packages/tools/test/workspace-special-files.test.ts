@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ToolUseBlock } from '@mh/core';
 import { toolResultText } from '@mh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolExecutor } from '../src/tool-executor.js';
+import { PolicyToolExecutor } from '../src/policy-tool-executor.js';
 import { workspaceTools } from '../src/workspace/workspace-tools.js';
 import { openDescriptorsUnder } from './open-fds.js';
 import { listenOnSocket, makeFifoAndDevice, releaseFifoReaders } from './special-files.js';
@@ -23,7 +23,7 @@ import { listenOnSocket, makeFifoAndDevice, releaseFifoReaders } from './special
 
 let base: string;
 let root: string;
-let executor: ToolExecutor;
+let executor: PolicyToolExecutor;
 let hasDevice = false;
 const servers: Server[] = [];
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
     hasDevice = makeFifoAndDevice(folder).device;
     servers.push(await listenOnSocket(path.join(folder, 'sock')));
   }
-  executor = new ToolExecutor({ tools: workspaceTools({ root }) });
+  executor = new PolicyToolExecutor({ tools: workspaceTools({ root }) });
   // Child processes start slowly when the race test's swapper holds one of two cores.
 }, 60_000);
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { ToolRunContext } from '@mh/core';
 import { toolResultText } from '@mh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolExecutor } from '../tool-executor.js';
+import { PolicyToolExecutor } from '../policy-tool-executor.js';
 import { makeTempWorkspace, type TempWorkspace } from './__fixtures__/temp-workspace.js';
 import { readFileTool } from './read-file-tool.js';
 import { workspaceSettings } from './workspace-settings.js';
@@ -65,7 +65,7 @@ describe('read_file', () => {
   });
 
   it('shows the refusal to the model as an error result', async () => {
-    const executor = new ToolExecutor({ tools: workspaceTools({ root: workspace.root }) });
+    const executor = new PolicyToolExecutor({ tools: workspaceTools({ root: workspace.root }) });
     const calls = [
       { type: 'tool_use', id: 'c1', name: 'read_file', input: { path: '../outside/secret.txt' } },
     ] as const;

@@ -13,9 +13,9 @@ import { type WorkspaceToolsOptions, workspaceSettings } from './workspace-setti
  *
  * @example
  * ```ts
- * import { ToolExecutor, workspaceTools } from '@mh/tools';
+ * import { PolicyToolExecutor, workspaceTools } from '@mh/tools';
  *
- * const executor = new ToolExecutor({ tools: workspaceTools({ root: process.cwd() }) });
+ * const executor = new PolicyToolExecutor({ tools: workspaceTools({ root: process.cwd() }) });
  * ```
  */
 export function workspaceTools(options: WorkspaceToolsOptions): Tool[] {

@@ -5,7 +5,7 @@ import type {
   Tool,
   ToolCallPreview,
   ToolExecutionContext,
-  ToolExecutor as ToolExecutorPort,
+  ToolExecutor,
   ToolOutcome,
   ToolSpec,
   ToolUseBlock,
@@ -15,10 +15,8 @@ import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';
 import { previewCall } from './preview-call.js';
-import { resolveToolRetry, type ToolRetryOptions } from './tool-executor-retry.js';
 import { ToolRegistry } from './tool-registry.js';
-
-export type { ToolRetryOptions } from './tool-executor-retry.js';
+import { resolveToolRetry, type ToolRetryOptions } from './tool-retry.js';
 
 /** The default cap on a result's text, in characters. */
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
@@ -34,8 +32,8 @@ const EXECUTOR_OPTION_KEYS: readonly string[] = [
   'clock',
 ];
 
-/** Settings of `ToolExecutor`. Give `registry` or `tools`, not both. */
-export interface ToolExecutorOptions {
+/** Settings of `PolicyToolExecutor`. Give `registry` or `tools`, not both. */
+export interface PolicyToolExecutorOptions {
   /** The tools, as a registry (later registrations are seen). */
   readonly registry?: ToolRegistry;
   /** The tools, as a list (a registry is built from it). */
@@ -58,16 +56,17 @@ export interface ToolExecutorOptions {
 const ABORTED: unique symbol = Symbol('aborted');
 
 /**
- * Runs one turn's tool calls: the executor port of `@mh/core`. It checks arguments and
- * permissions, times each call out, runs consecutive `read` calls in parallel and `write`/`exec`
- * calls one at a time in the model's order, retries idempotent tools on transient errors, caps
- * result size, and turns every failure into an `isError` result the model can act on.
+ * Runs one turn's tool calls: the `ToolExecutor` (the port of `@mh/core`) that applies a
+ * permission policy. It checks arguments and permissions, times each call out, runs consecutive
+ * `read` calls in parallel and `write`/`exec` calls one at a time in the model's order, retries
+ * idempotent tools on transient errors, caps result size, and turns every failure into an
+ * `isError` result the model can act on.
  *
  * @example
  * ```ts
- * import { ToolExecutor, ToolRegistry, calculatorTool } from '@mh/tools';
+ * import { PolicyToolExecutor, ToolRegistry, calculatorTool } from '@mh/tools';
  *
- * const executor = new ToolExecutor({ registry: new ToolRegistry([calculatorTool()]) });
+ * const executor = new PolicyToolExecutor({ registry: new ToolRegistry([calculatorTool()]) });
  * const input = { expression: '2^10' };
  * const calls = [{ type: 'tool_use', id: 'c1', name: 'calculator', input }] as const;
  * for await (const outcome of executor.execute(calls, { signal: AbortSignal.timeout(5_000) })) {
@@ -75,12 +74,12 @@ const ABORTED: unique symbol = Symbol('aborted');
  * }
  * ```
  */
-export class ToolExecutor implements ToolExecutorPort {
+export class PolicyToolExecutor implements ToolExecutor {
   readonly #registry: ToolRegistry;
   readonly #settings: CallSettings;
 
   /** Creates an executor. Throws `ConfigError` naming the bad option. */
-  constructor(options: ToolExecutorOptions) {
+  constructor(options: PolicyToolExecutorOptions) {
     // A misspelt key (`grant` for `grants`) would otherwise be dropped without a word.
     assertOptions(options, EXECUTOR_OPTION_KEYS, '');
     if (options.registry !== undefined && options.tools !== undefined) {

@@ -29,7 +29,7 @@ function lastResultText(provider: ReturnType<typeof scripted>, request = 1): str
   return toolResultText(block);
 }
 
-describe('Agent injection defence', () => {
+describe('Agent fencing', () => {
   it('is on by default: results are fenced and the rule follows the system prompt', async () => {
     const provider = script();
     const agent = new Agent({ provider, model: 'm', system: 'Be brief.', tools: [readNote] });
@@ -61,7 +61,7 @@ describe('Agent injection defence', () => {
         provider,
         model: 'm',
         tools: [readNote],
-        injectionDefense: { boundary: 'untrusted-fixedtoken' },
+        fencing: { boundary: 'untrusted-fixedtoken' },
       });
       await agent.run('Is shipping free?');
       texts.push(`${provider.requests[1]?.system}|${lastResultText(provider)}`);
@@ -77,7 +77,7 @@ describe('Agent injection defence', () => {
       model: 'm',
       system: 'Be brief.',
       tools: [readNote],
-      injectionDefense: false,
+      fencing: false,
     });
     await agent.run('Is shipping free?');
     expect(provider.requests[0]?.system).toBe('Be brief.');
@@ -91,15 +91,62 @@ describe('Agent injection defence', () => {
   });
 
   it('rejects a bad setting with a ConfigError naming the field', () => {
-    const fieldOf = (injectionDefense: unknown): string | undefined => {
-      try {
-        new Agent({ provider: script(), model: 'm', tools: [readNote], injectionDefense } as never);
-      } catch (error) {
-        return ConfigError.isInstance(error) ? error.field : undefined;
-      }
-    };
-    expect(fieldOf('yes')).toBe('injectionDefense');
-    expect(fieldOf({ boundary: 'short' })).toBe('injectionDefense.boundary');
-    expect(fieldOf({ seed: 1 })).toBe('injectionDefense.seed');
+    expect(fieldOf({ fencing: 'yes' })).toBe('fencing');
+    expect(fieldOf({ fencing: { boundary: 'short' } })).toBe('fencing.boundary');
+    expect(fieldOf({ fencing: { seed: 1 } })).toBe('fencing.seed');
   });
 });
+
+describe('Agent option injectionDefense (the deprecated name of fencing)', () => {
+  it('is still accepted: false turns fencing off, a boundary fixes the token', async () => {
+    const off = script();
+    await new Agent({ provider: off, model: 'm', tools: [readNote], injectionDefense: false }).run(
+      'Is shipping free?',
+    );
+    expect(lastResultText(off)).toBe(`Shipping is free above 50 EUR.\n${INJECTION}`);
+    const fixed = script();
+    const boundary = 'untrusted-fixedtoken';
+    await new Agent({
+      provider: fixed,
+      model: 'm',
+      tools: [readNote],
+      injectionDefense: { boundary },
+    }).run('Is shipping free?');
+    expect(lastResultText(fixed)).toContain(`<<<${boundary}\n`);
+  });
+
+  it('names the field as the user wrote it in a ConfigError', () => {
+    expect(fieldOf({ injectionDefense: 'yes' })).toBe('injectionDefense');
+    expect(fieldOf({ injectionDefense: { boundary: 'short' } })).toBe('injectionDefense.boundary');
+    expect(fieldOf({ injectionDefense: { seed: 1 } })).toBe('injectionDefense.seed');
+  });
+
+  it('given with fencing, is a ConfigError naming both fields', () => {
+    let caught: unknown;
+    try {
+      new Agent({
+        provider: script(),
+        model: 'm',
+        tools: [readNote],
+        fencing: false,
+        injectionDefense: false,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(ConfigError.isInstance(caught)).toBe(true);
+    expect((caught as ConfigError).field).toBe('fencing');
+    expect((caught as ConfigError).message).toContain('fencing');
+    expect((caught as ConfigError).message).toContain('injectionDefense');
+  });
+});
+
+/** The field of the `ConfigError` an agent with these fencing settings throws. */
+function fieldOf(setting: Record<string, unknown>): string | undefined {
+  try {
+    new Agent({ provider: script(), model: 'm', tools: [readNote], ...setting } as never);
+  } catch (error) {
+    return ConfigError.isInstance(error) ? error.field : undefined;
+  }
+  return undefined;
+}

@@ -1,33 +1,10 @@
 import {
-  assertOptions,
-  ConfigError,
   canonicalJson,
-  checkBoundary,
   fenceUntrusted,
-  previewToolCall,
-  type ToolCallHooks,
-  type ToolCallPreview,
-  type ToolCallStatus,
-  type ToolExecutionContext,
-  type ToolExecutor as ToolExecutorPort,
-  type ToolOutcome,
   type ToolResultBlock,
-  type ToolSpec,
-  type ToolUseBlock,
   unfenceUntrusted,
   withoutBoundary,
 } from '@mh/core';
-
-/** Outcomes whose content a tool produced; the others are the executor's own messages. */
-const FENCED_STATUSES: ReadonlySet<ToolCallStatus> = new Set(['ok', 'error']);
-
-/** Settings of `SpotlightingExecutor`. */
-export interface SpotlightingExecutorOptions {
-  /** The executor whose results are fenced. */
-  readonly executor: ToolExecutorPort;
-  /** The boundary token of the fences (see `newBoundary`, `injectionDefenseRule`). */
-  readonly boundary: string;
-}
 
 /**
  * The result with its text fenced as untrusted data (`fenceUntrusted`). A text-only result becomes
@@ -107,82 +84,4 @@ export function unfenceToolResult(
   return canonicalJson(mergeText(again.content)) === canonicalJson(mergeText(result.content))
     ? unfenced
     : undefined;
-}
-
-/**
- * A `ToolExecutor` that fences the results tools produce (status `ok` or `error`) as untrusted
- * data, so the model can tell file contents or server output from instructions (spotlighting, the
- * harness's prompt-injection defence). The executor's own messages (denials, invalid arguments,
- * timeouts) are not fenced. Fencing happens inside the `around` hook, so traces and the session
- * journal record exactly what the model sees.
- *
- * @example
- * ```ts
- * import { injectionDefenseRule, newBoundary } from '@mh/core';
- * import { SpotlightingExecutor, ToolExecutor, workspaceTools } from '@mh/tools';
- *
- * const boundary = newBoundary();
- * const inner = new ToolExecutor({ tools: workspaceTools({ root: '.' }) });
- * const executor = new SpotlightingExecutor({ executor: inner, boundary });
- * const system = `You are a helpful assistant.\n\n${injectionDefenseRule(boundary)}`;
- * ```
- */
-export class SpotlightingExecutor implements ToolExecutorPort {
-  readonly #inner: ToolExecutorPort;
-  readonly #boundary: string;
-  readonly #fenced = new WeakSet<ToolOutcome>();
-
-  /** Creates the wrapper; throws `ConfigError` for a missing executor or a bad boundary. */
-  constructor(options: SpotlightingExecutorOptions) {
-    assertOptions(options, ['executor', 'boundary'], 'options');
-    if (
-      typeof options.executor?.execute !== 'function' ||
-      typeof options.executor.specs !== 'function'
-    ) {
-      throw new ConfigError('executor', 'expected a ToolExecutor (with specs() and execute())');
-    }
-    this.#inner = options.executor;
-    this.#boundary = checkBoundary(options.boundary, 'boundary');
-  }
-
-  /** The boundary token of the fences. */
-  get boundary(): string {
-    return this.#boundary;
-  }
-
-  /** The wrapped executor's tools. */
-  specs(): readonly ToolSpec[] {
-    return this.#inner.specs();
-  }
-
-  /**
-   * The wrapped executor's preview (fencing changes no decision); `undecidable` when it has none.
-   */
-  preview(call: ToolUseBlock): Promise<ToolCallPreview> {
-    return previewToolCall(this.#inner, call);
-  }
-
-  /** Runs the calls through the wrapped executor and yields the outcomes with fenced results. */
-  async *execute(
-    calls: readonly ToolUseBlock[],
-    context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
-    const outer = context.hooks;
-    const hooks: ToolCallHooks | undefined = outer && {
-      around: (call, execute) => outer.around(call, async () => this.#fence(await execute())),
-    };
-    for await (const outcome of this.#inner.execute(calls, { ...context, hooks })) {
-      yield this.#fence(outcome);
-    }
-  }
-
-  #fence(outcome: ToolOutcome): ToolOutcome {
-    if (this.#fenced.has(outcome) || !FENCED_STATUSES.has(outcome.status)) return outcome;
-    const fenced = {
-      ...outcome,
-      result: fenceToolResult(outcome.result, outcome.call.name, this.#boundary),
-    };
-    this.#fenced.add(fenced);
-    return fenced;
-  }
 }

@@ -6,13 +6,13 @@ import {
   injectionDefenseRule,
   type Message,
   newBoundary,
-  type ToolExecutor as ToolExecutorPort,
+  type ToolExecutor,
   type ToolResultBlock,
 } from '@mh/core';
-import { fenceToolResult, SpotlightingExecutor, unfenceToolResult } from '@mh/tools/zod-free';
+import { FencingExecutor, fenceToolResult, unfenceToolResult } from '@mh/tools/zod-free';
 
-/** Settings of the prompt-injection defence (`AgentOptions.injectionDefense`). */
-export interface InjectionDefenseOptions {
+/** Settings of the fencing of tool results (`AgentOptions.fencing`). */
+export interface FencingOptions {
   /**
    * The boundary token of the fences: 8 to 64 lowercase letters or hyphens, starting with a letter.
    * Default: a random one per agent, replaced by the one a loaded session was fenced with. Fix it
@@ -20,6 +20,17 @@ export interface InjectionDefenseOptions {
    * across runs or sessions (cassettes, a system prompt cached across conversations).
    */
   readonly boundary?: string;
+}
+
+/** @deprecated Use `FencingOptions`; this name goes away in the next minor version. */
+export type InjectionDefenseOptions = FencingOptions;
+
+/** The two keys an agent's fencing can be set with: `fencing`, and its deprecated name. */
+export interface FencingSetting {
+  /** `AgentOptions.fencing`. */
+  readonly fencing?: boolean | FencingOptions;
+  /** `AgentOptions.injectionDefense`, the deprecated name of `fencing`. */
+  readonly injectionDefense?: boolean | FencingOptions;
 }
 
 /**
@@ -34,33 +45,45 @@ export type Refence = (
 ) => Message[];
 
 /**
- * Applies `AgentOptions.injectionDefense` (default on): tool results are fenced as untrusted data
+ * Applies `AgentOptions.fencing` (default on): tool results are fenced as untrusted data
  * and a rule appended to the system prompt says what the fence means. The boundary is drawn once
  * per agent, not per run, so the system prompt (the start of the cached prefix) stays the same for
  * the whole conversation; with a session it follows the boundary the session's results were fenced
  * with (`follow`). Without tools and fenced history there is nothing to fence and nothing changes.
  */
-export class InjectionDefense {
+export class AgentFencing {
   readonly #off: boolean;
   readonly #given: string | undefined;
   readonly #system: string | undefined;
-  readonly #inner: ToolExecutorPort | undefined;
+  readonly #inner: ToolExecutor | undefined;
   #boundary: string | undefined;
-  #executor: ToolExecutorPort | undefined;
+  #executor: ToolExecutor | undefined;
 
-  /** Validates the option (a `ConfigError` names the field) and draws the boundary. */
+  /**
+   * Validates the setting (a `ConfigError` names the field as the user wrote it, and both fields
+   * when `fencing` and its deprecated name `injectionDefense` are both given) and draws the
+   * boundary.
+   */
   constructor(
-    option: boolean | InjectionDefenseOptions | undefined,
+    setting: FencingSetting,
     system: string | undefined,
-    executor: ToolExecutorPort | undefined,
+    executor: ToolExecutor | undefined,
   ) {
+    if (setting.fencing !== undefined && setting.injectionDefense !== undefined) {
+      throw new ConfigError(
+        'fencing',
+        'give either fencing or injectionDefense (its deprecated name), not both',
+      );
+    }
+    const field = setting.fencing === undefined ? 'injectionDefense' : 'fencing';
+    const option = setting.fencing ?? setting.injectionDefense;
     if (option !== undefined && typeof option !== 'boolean') {
       if (typeof option !== 'object' || option === null)
-        throw new ConfigError('injectionDefense', 'expected a boolean or { boundary }');
-      assertOptions(option, ['boundary'], 'injectionDefense');
+        throw new ConfigError(field, 'expected a boolean or { boundary }');
+      assertOptions(option, ['boundary'], field);
     }
     const given = typeof option === 'object' ? option.boundary : undefined;
-    if (given !== undefined) checkBoundary(given, 'injectionDefense.boundary');
+    if (given !== undefined) checkBoundary(given, `${field}.boundary`);
     this.#off = option === false;
     this.#given = given;
     this.#system = system;
@@ -69,7 +92,7 @@ export class InjectionDefense {
     if (!this.#off && executor !== undefined) this.#use(given ?? newBoundary());
   }
 
-  /** The boundary in use; undefined when the defence is off or there is nothing to fence. */
+  /** The boundary in use; undefined when fencing is off or there is nothing to fence. */
   get boundary(): string | undefined {
     return this.#boundary;
   }
@@ -84,7 +107,7 @@ export class InjectionDefense {
   }
 
   /** The executor whose results are fenced with the boundary in use. */
-  get executor(): ToolExecutorPort | undefined {
+  get executor(): ToolExecutor | undefined {
     return this.#executor;
   }
 
@@ -94,7 +117,7 @@ export class InjectionDefense {
    * stored results name the same token; a given boundary stays, and results fenced with any
    * stored boundary are re-fenced with it in the agent's view (the store keeps what was sent).
    * With no stored boundary (a session older than the record) the agent keeps its own. A token
-   * seen only inside stored content is never trusted. With the defence off, stored fences stay.
+   * seen only inside stored content is never trusted. With fencing off, stored fences stay.
    */
   follow(stored: readonly string[]): Refence {
     if (this.#off) return (messages) => messages.slice();
@@ -121,7 +144,7 @@ export class InjectionDefense {
 
   #use(boundary: string): void {
     this.#boundary = boundary;
-    if (this.#inner) this.#executor = new SpotlightingExecutor({ executor: this.#inner, boundary });
+    if (this.#inner) this.#executor = new FencingExecutor({ executor: this.#inner, boundary });
   }
 }
 

@@ -3,7 +3,8 @@ import { ConfigError, MAX_TIMEOUT_MS } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
-import { ToolExecutor, type ToolRetryOptions } from './tool-executor.js';
+import { PolicyToolExecutor } from './policy-tool-executor.js';
+import type { ToolRetryOptions } from './tool-retry.js';
 
 const flaky = defineTool({
   name: 'flaky',
@@ -16,7 +17,7 @@ const flaky = defineTool({
 
 function configErrorOf(retry: unknown): ConfigError | undefined {
   try {
-    new ToolExecutor({ tools: [flaky], retry: retry as ToolRetryOptions });
+    new PolicyToolExecutor({ tools: [flaky], retry: retry as ToolRetryOptions });
   } catch (error) {
     if (ConfigError.isInstance(error)) return error;
     throw error;
@@ -24,7 +25,7 @@ function configErrorOf(retry: unknown): ConfigError | undefined {
   return undefined;
 }
 
-describe('ToolExecutor retry options', () => {
+describe('PolicyToolExecutor retry options', () => {
   it('rejects a misspelt retry key with ConfigError naming retry.<key>', () => {
     const error = configErrorOf({ baseDelayMs: 100 });
     expect(error?.field).toBe('retry.baseDelayMs');
@@ -65,7 +66,7 @@ describe('ToolExecutor retry options', () => {
         return 'ok';
       },
     });
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [tool],
       clock,
       retry: { baseMs: MAX_TIMEOUT_MS, capMs: MAX_TIMEOUT_MS, random: () => 1 - Number.EPSILON },

@@ -1,17 +1,18 @@
 import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
 import { ConfigError } from '@mh/sdk';
 import { UsageError } from './args.js';
+import { conflictMessage } from './conflict-message.js';
+import { EventRenderer, exitCodeOf, type Output } from './event-renderer.js';
 import { REPL_HELP } from './help.js';
-import { EventRenderer, exitCodeOf, type Output } from './render.js';
 import { messageSummary, sessionCommand } from './session-commands.js';
-import { conflictMessage } from './session-conflict.js';
 
 /**
- * Runs prompts against one agent and owns Ctrl-C: the first interrupt cancels the running answer,
- * a second one (before the next prompt) exits with 130. With piped input (`batch`) a second one
- * ends the batch whenever it comes, the running answer cancelled and recorded first.
+ * The read-eval-print loop (and the one-shot prompt): runs prompts against one agent and owns
+ * Ctrl-C: the first interrupt cancels the running answer, a second one (before the next prompt)
+ * exits with 130. With piped input (`batch`) a second one ends the batch whenever it comes, the
+ * running answer cancelled and recorded first.
  */
-export class CliSession {
+export class Repl {
   readonly #agent: Agent;
   readonly #output: Output;
   readonly #exit: (code: number) => void;

@@ -1,6 +1,6 @@
 import type { AgentEvent, CompactionRecord, RunResult } from '@mh/sdk';
 import { toolResultText, unfenceUntrusted } from '@mh/sdk';
-import { conflictMessage } from './session-conflict.js';
+import { conflictMessage } from './conflict-message.js';
 
 /** Where output goes; streams in production, buffers in tests. */
 export interface Output {
@@ -70,7 +70,7 @@ export class EventRenderer {
         );
         break;
       case 'tool-execution-end': {
-        // The data, without the injection defence's fence: the fence is for the model.
+        // The data, without the fence the agent put around it: the fence is for the model.
         const text = oneLine(unfenceUntrusted(toolResultText(event.outcome.result))) || '(empty)';
         const line = event.outcome.result.isError
           ? this.#red(`  ✗ ${text}`)

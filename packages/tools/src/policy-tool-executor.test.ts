@@ -3,7 +3,7 @@ import { ConfigError, toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
-import { ToolExecutor, type ToolExecutorOptions } from './tool-executor.js';
+import { PolicyToolExecutor, type PolicyToolExecutorOptions } from './policy-tool-executor.js';
 import { ToolRegistry } from './tool-registry.js';
 
 function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBlock {
@@ -11,7 +11,7 @@ function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBl
 }
 
 async function collect(
-  executor: ToolExecutor,
+  executor: PolicyToolExecutor,
   calls: readonly ToolUseBlock[],
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ToolOutcome[]> {
@@ -61,9 +61,9 @@ function recordingTool(
   });
 }
 
-describe('ToolExecutor', () => {
+describe('PolicyToolExecutor', () => {
   it('runs a read tool and yields an ok outcome with its text', async () => {
-    const executor = new ToolExecutor({ tools: [echo] });
+    const executor = new PolicyToolExecutor({ tools: [echo] });
     const [outcome] = await collect(executor, [call('echo', { text: 'hi' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.result.isError).toBe(false);
@@ -74,13 +74,15 @@ describe('ToolExecutor', () => {
 
   it('advertises the registry specs in registration order', () => {
     const other = defineTool({ ...echoDefinition(), name: 'aaa' });
-    const executor = new ToolExecutor({ registry: new ToolRegistry([echo, other]) });
+    const executor = new PolicyToolExecutor({ registry: new ToolRegistry([echo, other]) });
     expect(executor.specs().map((spec) => spec.name)).toEqual(['echo', 'aaa']);
   });
 
   it('answers an unknown tool with the list of available tools', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({ tools: [echo, recordingTool('slow', 'read', 1, log)] });
+    const executor = new PolicyToolExecutor({
+      tools: [echo, recordingTool('slow', 'read', 1, log)],
+    });
     const [outcome] = await collect(executor, [call('foo')]);
     expect(outcome?.status).toBe('unknown-tool');
     expect(outcome?.result.isError).toBe(true);
@@ -90,7 +92,7 @@ describe('ToolExecutor', () => {
   it('answers broken JSON arguments without running the tool', async () => {
     let runs = 0;
     const tool = defineTool({ ...echoDefinition(), run: () => String(++runs) });
-    const executor = new ToolExecutor({ tools: [tool] });
+    const executor = new PolicyToolExecutor({ tools: [tool] });
     const broken: ToolUseBlock = { ...call('echo'), rawInput: '{"text": "hi' };
     const [outcome] = await collect(executor, [broken]);
     expect(outcome?.status).toBe('invalid-arguments');
@@ -108,7 +110,7 @@ describe('ToolExecutor', () => {
       permission: 'read',
       run: () => String(++runs),
     });
-    const executor = new ToolExecutor({ tools: [tool] });
+    const executor = new PolicyToolExecutor({ tools: [tool] });
     const [outcome] = await collect(executor, [call('add', { a: 'one', b: 2 })]);
     expect(outcome?.status).toBe('invalid-arguments');
     expect(textOf(outcome)).toBe('Invalid arguments: a: expected number, received string');
@@ -117,7 +119,9 @@ describe('ToolExecutor', () => {
 
   it('denies a write tool that was not granted, with a readable sentence', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({ tools: [recordingTool('write_file', 'write', 1, log)] });
+    const executor = new PolicyToolExecutor({
+      tools: [recordingTool('write_file', 'write', 1, log)],
+    });
     const [outcome] = await collect(executor, [call('write_file')]);
     expect(outcome?.status).toBe('denied');
     expect(outcome?.result.isError).toBe(true);
@@ -129,7 +133,7 @@ describe('ToolExecutor', () => {
 
   it('runs a write tool when write is granted', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('write_file', 'write', 1, log)],
       grants: ['write'],
     });
@@ -141,7 +145,7 @@ describe('ToolExecutor', () => {
   it('runs an exec tool when the approval callback says yes', async () => {
     const log: string[] = [];
     const requests: PermissionRequest[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('shell', 'exec', 1, log)],
       approve: async (request) => {
         requests.push(request);
@@ -155,7 +159,7 @@ describe('ToolExecutor', () => {
 
   it('denies when the approval callback says no', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('shell', 'exec', 1, log)],
       approve: () => false,
     });
@@ -166,7 +170,7 @@ describe('ToolExecutor', () => {
   });
 
   it('uses a custom permission policy instead of the default', async () => {
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [echo],
       policy: { check: () => ({ allow: false, reason: 'read-only mode is off' }) },
     });
@@ -176,7 +180,7 @@ describe('ToolExecutor', () => {
   });
 
   it('denies a call when the policy itself throws', async () => {
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [echo],
       policy: {
         check: () => {
@@ -191,7 +195,7 @@ describe('ToolExecutor', () => {
 
   it('stops waiting for an approval when the batch is aborted', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('shell', 'exec', 1, log)],
       approve: () => new Promise<boolean>(() => {}),
     });
@@ -225,7 +229,7 @@ describe('ToolExecutor', () => {
         return new Promise<string>(() => {});
       },
     });
-    const executor = new ToolExecutor({ tools: [hang] });
+    const executor = new PolicyToolExecutor({ tools: [hang] });
     const started = Date.now();
     const [outcome] = await collect(executor, [call('hang')]);
     // The tool never settles: without the timeout this would hang; 10 s leaves room for load.
@@ -237,7 +241,7 @@ describe('ToolExecutor', () => {
 
   it('runs consecutive read tools in parallel', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('r1', 'read', 200, log), recordingTool('r2', 'read', 200, log)],
     });
     const outcomes = await collect(executor, [call('r1'), call('r2')]);
@@ -249,7 +253,7 @@ describe('ToolExecutor', () => {
 
   it('runs write and exec tools strictly one after another in the model order', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [
         recordingTool('w1', 'exec', 60, log),
         recordingTool('w2', 'write', 5, log),
@@ -263,7 +267,7 @@ describe('ToolExecutor', () => {
 
   it('runs a read after a write only once the write has finished', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [
         recordingTool('r1', 'read', 40, log),
         recordingTool('r2', 'read', 20, log),
@@ -279,7 +283,7 @@ describe('ToolExecutor', () => {
 
   it('yields outcomes in completion order', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('slow', 'read', 80, log), recordingTool('fast', 'read', 1, log)],
     });
     const outcomes = await collect(executor, [call('slow'), call('fast')]);
@@ -293,7 +297,7 @@ describe('ToolExecutor', () => {
         throw new Error('disk on fire');
       },
     });
-    const executor = new ToolExecutor({ tools: [boom] });
+    const executor = new PolicyToolExecutor({ tools: [boom] });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
@@ -305,7 +309,7 @@ describe('ToolExecutor', () => {
       ...echoDefinition(),
       run: () => ({ content: [{ type: 'text', text: 'not found' }], isError: true }),
     });
-    const executor = new ToolExecutor({ tools: [soft] });
+    const executor = new PolicyToolExecutor({ tools: [soft] });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
@@ -324,7 +328,7 @@ describe('ToolExecutor', () => {
       },
     });
     const clock = instantClock();
-    const executor = new ToolExecutor({ tools: [flaky], clock, retry: { baseMs: 100 } });
+    const executor = new PolicyToolExecutor({ tools: [flaky], clock, retry: { baseMs: 100 } });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(3);
@@ -340,7 +344,7 @@ describe('ToolExecutor', () => {
         throw Object.assign(new Error('try again'), { transient: true });
       },
     });
-    const executor = new ToolExecutor({ tools: [flaky], clock: instantClock() });
+    const executor = new PolicyToolExecutor({ tools: [flaky], clock: instantClock() });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(runs).toBe(1);
@@ -356,7 +360,7 @@ describe('ToolExecutor', () => {
         throw new TypeError('bad state');
       },
     });
-    const executor = new ToolExecutor({ tools: [broken], clock: instantClock() });
+    const executor = new PolicyToolExecutor({ tools: [broken], clock: instantClock() });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.attempts).toBe(1);
     expect(runs).toBe(1);
@@ -372,7 +376,7 @@ describe('ToolExecutor', () => {
         throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
       },
     });
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [down],
       clock: instantClock(),
       retry: { maxAttempts: 4 },
@@ -394,7 +398,7 @@ describe('ToolExecutor', () => {
         return 'ok';
       },
     });
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [flaky],
       clock: instantClock(),
       retry: { isTransient: (error) => error instanceof Error && error.message.includes('503') },
@@ -415,7 +419,7 @@ describe('ToolExecutor', () => {
         return runs === 1 ? new Promise<string>(() => {}) : 'second time lucky';
       },
     });
-    const executor = new ToolExecutor({ tools: [slowOnce], retry: { baseMs: 1 } });
+    const executor = new PolicyToolExecutor({ tools: [slowOnce], retry: { baseMs: 1 } });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(2);
@@ -424,7 +428,7 @@ describe('ToolExecutor', () => {
   it('truncates a long result, keeping head and tail around a visible marker', async () => {
     const text = `HEAD${'x'.repeat(1_000)}TAIL`;
     const big = defineTool({ ...echoDefinition(), run: () => text });
-    const executor = new ToolExecutor({ tools: [big], maxResultChars: 100 });
+    const executor = new PolicyToolExecutor({ tools: [big], maxResultChars: 100 });
     const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
     const result = textOf(outcome);
     expect(result.length).toBeLessThanOrEqual(100);
@@ -435,7 +439,7 @@ describe('ToolExecutor', () => {
 
   it('calls the around hook exactly once per call with that call', async () => {
     const seen: string[] = [];
-    const executor = new ToolExecutor({ tools: [echo] });
+    const executor = new PolicyToolExecutor({ tools: [echo] });
     const calls = [call('echo', { text: 'a' }, 'c1'), call('nope', {}, 'c2')];
     const outcomes: ToolOutcome[] = [];
     const hooks = {
@@ -453,7 +457,7 @@ describe('ToolExecutor', () => {
   it('yields nothing and starts nothing once the batch is aborted', async () => {
     const log: string[] = [];
     const hooked: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('slow', 'read', 300, log), recordingTool('w', 'write', 1, log)],
       grants: ['write'],
     });
@@ -480,7 +484,7 @@ describe('ToolExecutor', () => {
 
   it('yields nothing after the abort, even an outcome that finished before it', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('a', 'read', 1, log), recordingTool('b', 'read', 1, log)],
     });
     const controller = new AbortController();
@@ -495,7 +499,7 @@ describe('ToolExecutor', () => {
 
   it('yields no outcome that finishes after the abort', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('fast', 'read', 1, log), recordingTool('slow', 'read', 80, log)],
     });
     const controller = new AbortController();
@@ -509,7 +513,7 @@ describe('ToolExecutor', () => {
 
   it('starts no further batch once the consumer stops iterating', async () => {
     const log: string[] = [];
-    const executor = new ToolExecutor({
+    const executor = new PolicyToolExecutor({
       tools: [recordingTool('first', 'write', 1, log), recordingTool('second', 'write', 1, log)],
       grants: ['write'],
     });
@@ -522,8 +526,8 @@ describe('ToolExecutor', () => {
   });
 
   it('rejects both a policy and grants with ConfigError naming policy', () => {
-    const create = (): ToolExecutor =>
-      new ToolExecutor({
+    const create = (): PolicyToolExecutor =>
+      new PolicyToolExecutor({
         tools: [echo],
         policy: { check: () => ({ allow: true }) },
         grants: ['write'],
@@ -533,18 +537,18 @@ describe('ToolExecutor', () => {
   });
 
   it('rejects a misspelt option with ConfigError naming it', () => {
-    const options = { tools: [echo], grant: ['write'] } as unknown as ToolExecutorOptions;
-    expect(fieldOf(() => new ToolExecutor(options))).toBe('grant');
+    const options = { tools: [echo], grant: ['write'] } as unknown as PolicyToolExecutorOptions;
+    expect(fieldOf(() => new PolicyToolExecutor(options))).toBe('grant');
   });
 
   it('rejects missing options with ConfigError, not a TypeError', () => {
-    const create = (): ToolExecutor =>
-      new ToolExecutor(undefined as unknown as ToolExecutorOptions);
+    const create = (): PolicyToolExecutor =>
+      new PolicyToolExecutor(undefined as unknown as PolicyToolExecutorOptions);
     expect(fieldOf(create)).toBe('options');
   });
 
   it('rejects a maxResultChars below 1 with ConfigError naming it', () => {
-    expect(fieldOf(() => new ToolExecutor({ tools: [echo], maxResultChars: 0 }))).toBe(
+    expect(fieldOf(() => new PolicyToolExecutor({ tools: [echo], maxResultChars: 0 }))).toBe(
       'maxResultChars',
     );
   });
