@@ -1,10 +1,6 @@
 import { parseArgs } from 'node:util';
 import { refuseListingConflicts } from './listing-conflicts.js';
-
-/** A command-line mistake: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+import { UsageError } from './usage-error.js';
 
 /** What the command line asked for. */
 export interface CliOptions {

@@ -10,8 +10,8 @@ import {
   workspaceTools,
 } from '@mh/sdk';
 import type { CliOptions } from './args.js';
-import { UsageError } from './args.js';
 import { cassetteProvider, cassetteTools, recordedModel } from './record-replay.js';
+import { UsageError } from './usage-error.js';
 
 /** The model used when `--model` is not given. */
 export const DEFAULT_MODELS: Readonly<Record<NonNullable<CliOptions['provider']>, string>> = {

@@ -1,4 +1,4 @@
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The flags of a run that a listing has nothing to apply to. The provider flags, `--db`, `--root`,

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
-import { parseCliArgs, UsageError } from './args.js';
+import { parseCliArgs } from './args.js';
 import { quietOnClosedPipes } from './closed-pipes.js';
 import { HELP } from './help.js';
+import { UsageError } from './usage-error.js';
 
 // Only the argument parser and the help load up front: `--help` and `--version` need nothing
 // else, and a run loads the SDK and, within it, what each flag needs (see run.ts).

@@ -1,7 +1,8 @@
 import type { Cassette, CassetteFileError, CassetteKey, DriftFinding } from '@mh/eval';
 import type { Provider, ToolRegistry } from '@mh/sdk';
 import { PolicyToolExecutor } from '@mh/sdk';
-import { type CliOptions, UsageError } from './args.js';
+import type { CliOptions } from './args.js';
+import { UsageError } from './usage-error.js';
 
 /** The key of mh's recordings: one conversation per file. */
 export const CLI_KEY: CassetteKey = { case: 'mh', repeat: 0 };

@@ -1,10 +1,10 @@
 import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
 import { ConfigError } from '@mh/sdk';
-import { UsageError } from './args.js';
 import { conflictMessage } from './conflict-message.js';
 import { EventRenderer, exitCodeOf, type Output } from './event-renderer.js';
 import { REPL_HELP } from './help.js';
 import { messageSummary, sessionCommand } from './session-commands.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The read-eval-print loop (and the one-shot prompt): runs prompts against one agent and owns

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Cassette } from '@mh/eval';
 import type { SessionStore, ToolRegistry } from '@mh/sdk';
-import { type CliOptions, UsageError } from './args.js';
+import type { CliOptions } from './args.js';
 import {
   buildAgent,
   DEFAULT_MODELS,
@@ -20,6 +20,7 @@ import { closeCliCassette, openCliCassette } from './record-replay.js';
 import { Repl } from './repl.js';
 import { listSessions } from './session-commands.js';
 import { lockSession, type SessionLock } from './session-lock.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * Runs what the parsed command line asks for, past `--help` and `--version`, and returns the exit

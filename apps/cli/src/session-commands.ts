@@ -1,6 +1,6 @@
 import type { Agent, Message, SessionStore } from '@mh/sdk';
 import { messageText } from '@mh/sdk';
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 
 /** Writes text somewhere (the CLI's stdout). */
 type Write = (text: string) => void;

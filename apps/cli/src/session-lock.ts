@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * Another live mh on this host runs the session: a second writer would take its unfinished
