@@ -1,28 +1,36 @@
-export { AsyncQueue } from './async-queue.js';
-export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
-export { canonicalJson } from './canonical-json.js';
-export { type Clock, systemClock } from './clock.js';
 export {
   type CompactionContext,
   type CompactionOutcome,
   Compactor,
   type CompactorDeps,
-} from './compaction.js';
-export { findCut } from './compaction-cut.js';
+} from './compaction/compactor.js';
+export {
+  ContextMeter,
+  type ContextMeterState,
+  type ContextSize,
+} from './compaction/context-meter.js';
+export { findCut } from './compaction/cut.js';
 export {
   type CompactionOptions,
   MIN_OLD_SEGMENT_RATIO,
   type ResolvedCompaction,
   resolveCompaction,
-} from './compaction-options.js';
+} from './compaction/options.js';
 export {
   applyCompactionPatch,
   type CompactionPatch,
   compactionPatches,
-} from './compaction-patch.js';
-export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
-export { assertCollaborators, assertImplements, assertOptions } from './config-checks.js';
-export { ContextMeter, type ContextMeterState, type ContextSize } from './context-meter.js';
+} from './compaction/patch.js';
+export {
+  type ProviderSummarizerOptions,
+  providerSummarizer,
+} from './compaction/provider-summarizer.js';
+export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction/record.js';
+export {
+  renderTranscript,
+  SUMMARY_HEADER,
+  SUMMARY_INSTRUCTIONS,
+} from './compaction/summary-prompt.js';
 export {
   CancelledError,
   ConfigError,
@@ -44,6 +52,27 @@ export {
   ToolTimeoutError,
 } from './errors.js';
 export {
+  assertTimerMs,
+  DEFAULT_MAX_TURNS,
+  type Limits,
+  MAX_TIMEOUT_MS,
+  RepeatedCallCounter,
+  validateLimits,
+} from './loop/limits.js';
+export {
+  type CommittedTurn,
+  checkSampling,
+  type LoopHooks,
+  type LoopOptions,
+} from './loop/options.js';
+export { runLoop } from './loop/run-loop.js';
+export {
+  type AgentEvent,
+  RUN_STATUSES,
+  type RunResult,
+  type RunStatus,
+} from './loop/run-result.js';
+export {
   type HistoryRepair,
   type HistoryViolation,
   interruptedResultText,
@@ -55,28 +84,8 @@ export {
   VIOLATION_KINDS,
   type ViolationKind,
   validateHistory,
-} from './history.js';
-export { extractIdentifiers } from './identifiers.js';
-export {
-  InMemoryTracer,
-  type InMemoryTracerOptions,
-} from './in-memory-tracer.js';
-export {
-  assertTimerMs,
-  DEFAULT_MAX_TURNS,
-  type Limits,
-  MAX_TIMEOUT_MS,
-  RepeatedCallCounter,
-  validateLimits,
-} from './limits.js';
-export { runLoop } from './loop.js';
-export {
-  type CommittedTurn,
-  checkSampling,
-  type LoopHooks,
-  type LoopOptions,
-} from './loop-options.js';
-export { assertMessages } from './message-shape.js';
+} from './messages/history.js';
+export { extractIdentifiers } from './messages/identifiers.js';
 export {
   type ContentBlock,
   type ImageBlock,
@@ -95,17 +104,28 @@ export {
   toolResultText,
   toolUsesOf,
   userMessage,
-} from './messages.js';
+} from './messages/message.js';
+export { assertMessages } from './messages/shape.js';
 export {
-  type LatencyMetrics,
-  metricsFromSpans,
-  type SpanMetrics,
-  type TokenCounts,
-} from './metrics-from-spans.js';
-export { lookupModel } from './model-lookup.js';
-export { defaultModels, type ModelInfo, ModelTable } from './model-table.js';
-export { percentile } from './percentile.js';
-export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
+  estimateBlockTokens,
+  estimateMessageTokens,
+  estimateRequestTokens,
+  estimateTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from './messages/tokens.js';
+export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './messages/trim.js';
+export {
+  checkBoundary,
+  fenceBoundaryOf,
+  fenceUntrusted,
+  injectionDefenseRule,
+  newBoundary,
+  unfenceUntrusted,
+  withoutBoundary,
+} from './messages/untrusted-data.js';
+export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './messages/usage.js';
+export { type Clock, systemClock } from './ports/clock.js';
 export {
   type JsonSchema,
   type ModelRequest,
@@ -115,9 +135,7 @@ export {
   type StreamEvent,
   type StreamOptions,
   type ToolSpec,
-} from './provider.js';
-export { type ProviderSummarizerOptions, providerSummarizer } from './provider-summarizer.js';
-export { type AgentEvent, RUN_STATUSES, type RunResult, type RunStatus } from './run-result.js';
+} from './ports/provider.js';
 export {
   type BranchInfo,
   type Checkpoint,
@@ -129,28 +147,8 @@ export {
   type SessionState,
   type SessionStore,
   type ToolCallJournalEntry,
-} from './session-store.js';
-export { errorKind, recordFailure } from './span-failure.js';
-export {
-  childrenBySpanId,
-  SPAN_STATUSES,
-  type SpanEventRecord,
-  type SpanRecord,
-  type SpanStatus,
-  spanDurationMs,
-  subtreeOf,
-} from './span-record.js';
-export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
-export { renderTranscript, SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './summary-prompt.js';
-export { isErrorObject, thrownKind, thrownMessage, thrownText } from './thrown-text.js';
-export {
-  estimateBlockTokens,
-  estimateMessageTokens,
-  estimateRequestTokens,
-  estimateTokens,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-} from './tokens.js';
+} from './ports/session-store.js';
+export type { Summarizer, Summary, SummaryRequest } from './ports/summarizer.js';
 export {
   type ParseResult,
   PERMISSIONS,
@@ -174,8 +172,7 @@ export {
   type ToolRunContext,
   type ToolSchema,
   toolSpec,
-} from './tool.js';
-export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './trace-vocabulary.js';
+} from './ports/tool.js';
 export {
   type Attributes,
   type AttributeValue,
@@ -184,15 +181,34 @@ export {
   type Span,
   type SpanOptions,
   type Tracer,
-} from './tracer.js';
-export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './trim.js';
+} from './ports/tracer.js';
+export { lookupModel } from './pricing/model-lookup.js';
+export { defaultModels, type ModelInfo, ModelTable } from './pricing/model-table.js';
+export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing/prices.js';
+export { AsyncQueue } from './support/async-queue.js';
+export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './support/backoff.js';
+export { canonicalJson } from './support/canonical-json.js';
+export { assertCollaborators, assertImplements, assertOptions } from './support/option-checks.js';
+export { isErrorObject, thrownKind, thrownMessage, thrownText } from './support/thrown-text.js';
 export {
-  checkBoundary,
-  fenceBoundaryOf,
-  fenceUntrusted,
-  injectionDefenseRule,
-  newBoundary,
-  unfenceUntrusted,
-  withoutBoundary,
-} from './untrusted-data.js';
-export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
+  InMemoryTracer,
+  type InMemoryTracerOptions,
+} from './tracing/in-memory-tracer.js';
+export {
+  type LatencyMetrics,
+  metricsFromSpans,
+  type SpanMetrics,
+  type TokenCounts,
+} from './tracing/metrics-from-spans.js';
+export { percentile } from './tracing/percentile.js';
+export { errorKind, recordFailure } from './tracing/span-failure.js';
+export {
+  childrenBySpanId,
+  SPAN_STATUSES,
+  type SpanEventRecord,
+  type SpanRecord,
+  type SpanStatus,
+  spanDurationMs,
+  subtreeOf,
+} from './tracing/span-record.js';
+export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './tracing/vocabulary.js';

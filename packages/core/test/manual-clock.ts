@@ -1,5 +1,5 @@
-import type { Clock } from '../src/clock.js';
 import { CancelledError } from '../src/errors.js';
+import type { Clock } from '../src/ports/clock.js';
 
 interface Timer {
   readonly at: number;

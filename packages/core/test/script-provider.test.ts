@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../src/errors.js';
-import type { StreamEvent } from '../src/provider.js';
+import type { StreamEvent } from '../src/ports/provider.js';
 import { ScriptProvider } from './script-provider.js';
 
 const request = { model: 'm', messages: [], tools: [] };

@@ -1,13 +1,13 @@
 import { CancelledError } from '../src/errors.js';
-import { type ContentBlock, type Message, newMessageId } from '../src/messages.js';
+import { type ContentBlock, type Message, newMessageId } from '../src/messages/message.js';
+import type { Usage } from '../src/messages/usage.js';
 import type {
   ModelRequest,
   Provider,
   StopReason,
   StreamEvent,
   StreamOptions,
-} from '../src/provider.js';
-import type { Usage } from '../src/usage.js';
+} from '../src/ports/provider.js';
 
 /** One tool call a scripted turn makes. */
 export interface ScriptedCall {
@@ -22,7 +22,7 @@ export interface ScriptedCall {
 }
 
 /**
- * One scripted model call. Events are emitted in the order provider.ts documents:
+ * One scripted model call. Events are emitted in the order ports/provider.ts documents:
  * `message-start`, text deltas, tool calls (`tool-call-start`, `tool-call-delta`, `tool-call-end`),
  * `usage`, `message-end`. `error`, `hang` and `omitEnd` cut that sequence short after
  * `eventsBeforeStop` events (default: all events before `usage`).

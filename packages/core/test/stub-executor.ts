@@ -1,13 +1,13 @@
-import { AsyncQueue } from '../src/async-queue.js';
-import type { ToolUseBlock } from '../src/messages.js';
-import type { ToolSpec } from '../src/provider.js';
+import type { ToolUseBlock } from '../src/messages/message.js';
+import type { ToolSpec } from '../src/ports/provider.js';
 import type {
   ToolCallStatus,
   ToolExecutionContext,
   ToolExecutor,
   ToolOutcome,
   ToolOutput,
-} from '../src/tool.js';
+} from '../src/ports/tool.js';
+import { AsyncQueue } from '../src/support/async-queue.js';
 
 /** A stub tool body: receives the arguments and the batch signal. Throwing is a tool failure. */
 export type StubTool = (

@@ -1,5 +1,5 @@
-import type { ModelRequest, Provider, StreamEvent } from '../src/provider.js';
-import type { Usage } from '../src/usage.js';
+import type { Usage } from '../src/messages/usage.js';
+import type { ModelRequest, Provider, StreamEvent } from '../src/ports/provider.js';
 import type { ManualClock } from './manual-clock.js';
 import { type ScriptedTurn, scriptedEvents } from './script-provider.js';
 
