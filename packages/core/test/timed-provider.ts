@@ -1,7 +1,7 @@
 import type { Usage } from '../src/messages/usage.js';
 import type { ModelRequest, Provider, StreamEvent } from '../src/ports/provider.js';
-import type { ManualClock } from './manual-clock.js';
-import { type ScriptedTurn, scriptedEvents } from './script-provider.js';
+import type { ManualClock } from '../src/testing/manual-clock.js';
+import { type ScriptedTurn, scriptedEvents } from '../src/testing/scripted-provider.js';
 
 /** One model call of a `TimedProvider`: a scripted turn plus timing and an optional retry. */
 export interface TimedTurn

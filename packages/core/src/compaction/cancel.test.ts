@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ManualClock } from '../../test/manual-clock.js';
-import { ScriptProvider } from '../../test/script-provider.js';
 import { validateHistory } from '../messages/history.js';
 import type { Message } from '../messages/message.js';
 import type { Summarizer } from '../ports/summarizer.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
 
 const WINDOW = 20_000;
 
@@ -45,7 +45,7 @@ function deafSummarizer(onCall: () => void): Summarizer {
 describe('compaction and cancellation', () => {
   it('ends a run cancelled during a summary call that ignores its signal, history untouched', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: 'never asked' }]);
+    const provider = new ScriptedProvider([{ text: 'never asked' }]);
     const history = longConversation();
     const { result } = await drainRun({
       provider,
@@ -75,7 +75,7 @@ describe('compaction and cancellation', () => {
     };
     const history = longConversation();
     const { result } = await drainRun({
-      provider: new ScriptProvider([{ text: 'never asked' }]),
+      provider: new ScriptedProvider([{ text: 'never asked' }]),
       model: 'test-model',
       history,
       signal: controller.signal,
@@ -92,7 +92,7 @@ describe('compaction and cancellation', () => {
     const clock = new ManualClock();
     const history = longConversation();
     const { result } = await drainRun({
-      provider: new ScriptProvider([{ text: 'never asked' }]),
+      provider: new ScriptedProvider([{ text: 'never asked' }]),
       model: 'test-model',
       history,
       clock,

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validHistory } from '../../test/history-arbitraries.js';
-import { ManualClock } from '../../test/manual-clock.js';
 import { validateHistory } from '../messages/history.js';
 import type { Message } from '../messages/message.js';
 import { estimateMessageTokens } from '../messages/tokens.js';
 import type { Summarizer } from '../ports/summarizer.js';
 import { defaultPricing } from '../pricing/prices.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { Compactor } from './compactor.js';
 import { ContextMeter } from './context-meter.js';
 import { findCut } from './cut.js';

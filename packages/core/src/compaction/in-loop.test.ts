@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../../test/drain-run.js';
-import { type ScriptedTurn, ScriptProvider } from '../../test/script-provider.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import { failingSummarizer, forgetfulSummarizer } from '../../test/summarizers.js';
 import { ConfigError } from '../errors.js';
 import { validateHistory } from '../messages/history.js';
@@ -9,6 +7,8 @@ import type { Message } from '../messages/message.js';
 import { estimateRequestTokens } from '../messages/tokens.js';
 import type { ModelRequest } from '../ports/provider.js';
 import type { Summarizer, SummaryRequest } from '../ports/summarizer.js';
+import { ScriptedProvider, type ScriptedTurn } from '../testing/scripted-provider.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 import type { CompactionEvent } from './record.js';
 
 const WINDOW = 20_000;
@@ -57,7 +57,7 @@ function expectIdentifiers(history: readonly Message[], upTo: number): void {
 describe('compaction in the loop', () => {
   it('keeps a 120-turn run inside the window, valid and with every identifier, crossing the threshold many times', async () => {
     const summaries: SummaryRequest[] = [];
-    const provider = new ScriptProvider(lookupScript(120));
+    const provider = new ScriptedProvider(lookupScript(120));
     const seen: CompactionEvent[] = [];
     const { events, result } = await drainRun({
       provider,
@@ -103,7 +103,7 @@ describe('compaction in the loop', () => {
   it('trims before it summarises: bulky old output is cut to head and tail, identifiers listed', async () => {
     const summaries: SummaryRequest[] = [];
     const { result } = await drainRun({
-      provider: new ScriptProvider(lookupScript(12)),
+      provider: new ScriptedProvider(lookupScript(12)),
       model: 'test-model',
       history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Check 12 orders.' }] }],
       tools: lookupTools(),
@@ -122,7 +122,7 @@ describe('compaction in the loop', () => {
 
   it('degrades a failing summariser to trimming or dropping, records why, never keeps an error as a summary', async () => {
     const { result } = await drainRun({
-      provider: new ScriptProvider(lookupScript(60)),
+      provider: new ScriptedProvider(lookupScript(60)),
       model: 'test-model',
       history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Check 60 orders.' }] }],
       tools: lookupTools(),
@@ -152,7 +152,7 @@ describe('compaction in the loop', () => {
       }),
     };
     const { result } = await drainRun({
-      provider: new ScriptProvider(lookupScript(60)),
+      provider: new ScriptedProvider(lookupScript(60)),
       model: 'test-model',
       history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Check 60 orders.' }] }],
       tools: lookupTools(),
@@ -174,7 +174,7 @@ describe('compaction in the loop', () => {
       }),
     };
     const { result } = await drainRun({
-      provider: new ScriptProvider(lookupScript(60)),
+      provider: new ScriptedProvider(lookupScript(60)),
       model: 'test-model',
       history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'Check 60 orders.' }] }],
       tools: lookupTools(),
@@ -195,7 +195,7 @@ describe('compaction in the loop', () => {
   it('does not compact when the newest message alone is over the threshold: one skipped record, no summary (defect 1)', async () => {
     const summaries: SummaryRequest[] = [];
     const huge = 'word '.repeat((4 * 17_000) / 5); // the pasted prompt alone ≈ 17k tokens: over the threshold
-    const provider = new ScriptProvider((_index, request) => ({
+    const provider = new ScriptedProvider((_index, request) => ({
       text: 'Read it.',
       usage: { inputTokens: estimateRequestTokens(request), outputTokens: 5 },
     }));
@@ -223,7 +223,7 @@ describe('compaction in the loop', () => {
   it('rejects bad compaction options naming the field', async () => {
     const run = (compaction: unknown) =>
       drainRun({
-        provider: new ScriptProvider([{ text: 'hi' }]),
+        provider: new ScriptedProvider([{ text: 'hi' }]),
         model: 'unknown-model',
         history: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'x' }] }],
         compaction: compaction as never,

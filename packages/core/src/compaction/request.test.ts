@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { type ScriptedTurn, ScriptProvider } from '../../test/script-provider.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import { failingSummarizer, forgetfulSummarizer } from '../../test/summarizers.js';
 import { validateHistory } from '../messages/history.js';
 import type { ContentBlock, Message } from '../messages/message.js';
 import { estimateRequestTokens } from '../messages/tokens.js';
 import type { ModelRequest } from '../ports/provider.js';
 import type { Summarizer, SummaryRequest } from '../ports/summarizer.js';
+import { ScriptedProvider, type ScriptedTurn } from '../testing/scripted-provider.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 import { CARRIED_REQUEST_HEADER } from './request.js';
 
 const WINDOW = 20_000;
@@ -82,7 +82,7 @@ async function run(
   start: readonly Message[] = [{ id: 'ask', role: 'user', content: request }],
 ) {
   const histories: Message[][] = [];
-  const provider = new ScriptProvider(lookupScript(80, chatty));
+  const provider = new ScriptedProvider(lookupScript(80, chatty));
   const { result } = await drainRun({
     provider,
     model: 'test-model',
@@ -160,7 +160,7 @@ describe("compaction keeps the user's current request verbatim", () => {
     }
     history.push({ id: 'now', role: 'user', content: [{ type: 'text', text: 'And now?' }] });
     const { result } = await drainRun({
-      provider: new ScriptProvider([{ text: 'Done.' }]),
+      provider: new ScriptedProvider([{ text: 'Done.' }]),
       model: 'test-model',
       history,
       compaction: { contextWindow: WINDOW, summarizer: forgetful(calls) },
@@ -221,7 +221,7 @@ describe("compaction keeps the user's current request verbatim", () => {
       { type: 'text', text: `Audit this config. ${'key=value; '.repeat(450)}` },
     ];
     let turn = 0;
-    const provider = new ScriptProvider((_index, request) => {
+    const provider = new ScriptedProvider((_index, request) => {
       turn++;
       const usage = { inputTokens: estimateRequestTokens(request), outputTokens: 20 };
       if (turn > 1) return { text: 'Done.', usage };

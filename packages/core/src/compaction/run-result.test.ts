@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ScriptProvider } from '../../test/script-provider.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import { validateHistory } from '../messages/history.js';
 import type { Message } from '../messages/message.js';
 import { estimateRequestTokens } from '../messages/tokens.js';
 import type { Summarizer } from '../ports/summarizer.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 
 function bulky(n: number): string {
   const filler = 'status=ok latency=12ms region=eu-west retries=none note=routine '.repeat(30);
@@ -54,7 +54,7 @@ describe('RunResult.newMessages after a compaction', () => {
     'holds only this run’s messages when the compaction %s earlier runs’ turns',
     async (_name, window, stage) => {
       const { result } = await drainRun({
-        provider: new ScriptProvider([{ text: 'Nothing else.', usage: { inputTokens: 100 } }]),
+        provider: new ScriptedProvider([{ text: 'Nothing else.', usage: { inputTokens: 100 } }]),
         model: 'test-model',
         history: earlierRunThenPrompt(),
         compaction: { contextWindow: window, summarizer: brief },
@@ -67,7 +67,7 @@ describe('RunResult.newMessages after a compaction', () => {
 
   it('starts at the summary when the compaction folded some of this run’s own messages', async () => {
     let turn = 0;
-    const provider = new ScriptProvider((_index, request) => {
+    const provider = new ScriptedProvider((_index, request) => {
       const usage = { inputTokens: estimateRequestTokens(request) };
       turn++;
       return turn > 30
@@ -115,7 +115,7 @@ describe('history checks after a compaction', () => {
         content: [{ type: 'text', text: 'Check it with the tool, twice.' }],
       },
     ];
-    const provider = new ScriptProvider((index, request) => {
+    const provider = new ScriptedProvider((index, request) => {
       const usage = { inputTokens: estimateRequestTokens(request) };
       // Like OpenAI-compatible servers that number calls afresh every turn.
       if (index < 2)

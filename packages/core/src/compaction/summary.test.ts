@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ScriptProvider } from '../../test/script-provider.js';
 import { validateHistory } from '../messages/history.js';
 import type { Message } from '../messages/message.js';
 import type { Summarizer } from '../ports/summarizer.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
 
 /** Plain text turns (~22k tokens) over a 20k window's threshold, nothing to trim. */
 function longConversation(): Message[] {
@@ -29,7 +29,7 @@ function longConversation(): Message[] {
 async function runWith(answer: unknown, history: Message[] = longConversation()) {
   const summarizer: Summarizer = { summarize: async () => answer as never };
   const { result } = await drainRun({
-    provider: new ScriptProvider([
+    provider: new ScriptedProvider([
       { text: 'Done.', usage: { inputTokens: 3_000, outputTokens: 5 } },
     ]),
     model: 'claude-sonnet-4-5',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../test/manual-clock.js';
 import { validateHistory } from '../messages/history.js';
 import { type Message, toolResultText } from '../messages/message.js';
 import type { Summarizer } from '../ports/summarizer.js';
 import { defaultPricing } from '../pricing/prices.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { Compactor } from './compactor.js';
 import { ContextMeter } from './context-meter.js';
 import { resolveCompaction } from './options.js';

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ManualClock } from '../../test/manual-clock.js';
-import { ScriptProvider } from '../../test/script-provider.js';
-import { echoTool, hangForeverTool, StubExecutor } from '../../test/stub-executor.js';
 import { ConfigError, GuardTrippedError } from '../errors.js';
 import { validateHistory } from '../messages/history.js';
 import {
@@ -14,12 +11,15 @@ import {
 } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import { PricingTable } from '../pricing/prices.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
+import { echoTool, hangForeverTool, StubExecutor } from '../testing/stub-executor.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import type { LoopOptions } from './options.js';
 
 /** A model that calls `echo` with new arguments on every turn. */
-function toolCallingProvider(usage?: Partial<Usage>): ScriptProvider {
-  return new ScriptProvider((index) => ({
+function toolCallingProvider(usage?: Partial<Usage>): ScriptedProvider {
+  return new ScriptedProvider((index) => ({
     toolCalls: [{ name: 'echo', input: { turn: index } }],
     usage,
   }));
@@ -48,7 +48,7 @@ describe('maxTurns guard', () => {
   });
 
   it('completes when the model finishes on the last allowed turn', async () => {
-    const provider = new ScriptProvider((index) =>
+    const provider = new ScriptedProvider((index) =>
       index < 2 ? { toolCalls: [{ name: 'echo', input: { index } }] } : { text: 'done' },
     );
     const { result } = await drainRun(options({ provider, limits: { maxTurns: 3 } }));
@@ -110,7 +110,7 @@ describe('maxTokens guard', () => {
   });
 
   it('completes instead when the turn that reaches the budget makes no tool call', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo' }], usage: { inputTokens: 100 } },
       { text: 'done', usage: { inputTokens: 100 } },
     ]);
@@ -122,7 +122,7 @@ describe('maxTokens guard', () => {
 describe('maxCostUsd guard', () => {
   // 100 uncached input tokens at $1000 per million tokens: $0.10 a turn.
   const pricing = new PricingTable({ 'priced-model': { inputPerMTok: 1000, outputPerMTok: 0 } });
-  const pricedOptions = (limit: number, provider: ScriptProvider): LoopOptions =>
+  const pricedOptions = (limit: number, provider: ScriptedProvider): LoopOptions =>
     options({ provider, model: 'priced-model', pricing, limits: { maxCostUsd: limit } });
 
   it.each([
@@ -173,7 +173,9 @@ describe('maxCostUsd guard', () => {
 describe('maxRepeatedCalls guard', () => {
   it('does not run the call after the limit and names max-repeated-calls', async () => {
     const tools = new StubExecutor({ echo: echoTool });
-    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo', input: { a: 1 } }] }));
+    const provider = new ScriptedProvider(() => ({
+      toolCalls: [{ name: 'echo', input: { a: 1 } }],
+    }));
     const { result } = await drainRun(
       options({ provider, tools, limits: { maxRepeatedCalls: 2 } }),
     );
@@ -183,14 +185,16 @@ describe('maxRepeatedCalls guard', () => {
   });
 
   it('answers the call it did not run with an isError result', async () => {
-    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo', input: { a: 1 } }] }));
+    const provider = new ScriptedProvider(() => ({
+      toolCalls: [{ name: 'echo', input: { a: 1 } }],
+    }));
     const { result } = await drainRun(options({ provider, limits: { maxRepeatedCalls: 1 } }));
     expect(validateHistory(result.messages)).toEqual([]);
     expect(lastResults(result.messages)).toMatchObject([{ isError: true }]);
   });
 
   it('does not tell the model that another call of the tripping turn repeated', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { a: 1 } }] },
       {
         toolCalls: [
@@ -207,7 +211,7 @@ describe('maxRepeatedCalls guard', () => {
 
   it('counts arguments that differ only in key order as the same call', async () => {
     const tools = new StubExecutor({ echo: echoTool });
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { a: 1, b: { c: 2, d: 3 } } }] },
       { toolCalls: [{ name: 'echo', input: { b: { d: 3, c: 2 }, a: 1 } }] },
       { text: 'unreachable' },
@@ -220,7 +224,7 @@ describe('maxRepeatedCalls guard', () => {
   });
 
   it('does not count calls whose arguments differ', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { a: 1 } }] },
       { toolCalls: [{ name: 'echo', input: { a: 2 } }] },
       { text: 'done' },
@@ -230,7 +234,7 @@ describe('maxRepeatedCalls guard', () => {
   });
 
   it('does not count different unparseable calls as the same call', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', rawInput: '{"a":' }] },
       { toolCalls: [{ name: 'echo', rawInput: '{"b":' }] },
       { toolCalls: [{ name: 'echo', rawInput: '{"c":' }] },
@@ -246,7 +250,7 @@ describe('maxRepeatedCalls guard', () => {
   });
 
   it('counts identical unparseable calls as the same call', async () => {
-    const provider = new ScriptProvider(() => ({
+    const provider = new ScriptedProvider(() => ({
       toolCalls: [{ name: 'echo', rawInput: '{"a":' }],
     }));
     const { result } = await drainRun(options({ provider, limits: { maxRepeatedCalls: 2 } }));
@@ -255,7 +259,7 @@ describe('maxRepeatedCalls guard', () => {
 
   it('counts identical parallel calls of one turn', async () => {
     const tools = new StubExecutor({ echo: echoTool });
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { name: 'echo', input: { a: 1 } },
@@ -276,7 +280,7 @@ describe('timeoutMs guard', () => {
   it('ends a run whose tool hangs forever ignoring its signal, with a valid history', async () => {
     const clock = new ManualClock();
     const tools = new StubExecutor({ hang: hangForeverTool });
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'hang' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'hang' }] }]);
     const { result } = await drainRun(
       options({ provider, tools, clock, limits: { timeoutMs: 1000 } }),
       (event) => {
@@ -290,7 +294,7 @@ describe('timeoutMs guard', () => {
   it('answers the hung call with an isError result', async () => {
     const clock = new ManualClock();
     const tools = new StubExecutor({ hang: hangForeverTool });
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'hang' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'hang' }] }]);
     const { result } = await drainRun(
       options({ provider, tools, clock, limits: { timeoutMs: 1000 } }),
       (event) => {
@@ -304,7 +308,7 @@ describe('timeoutMs guard', () => {
 
   it('ends a run whose provider hangs forever ignoring its signal', async () => {
     const clock = new ManualClock();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { text: 'thinking…', hang: 'forever', eventsBeforeStop: 2 },
     ]);
     const { result } = await drainRun(
@@ -319,7 +323,7 @@ describe('timeoutMs guard', () => {
 
   it('does not trip before timeoutMs has passed', async () => {
     const clock = new ManualClock();
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
     const { result } = await drainRun(
       options({ provider, clock, limits: { timeoutMs: 1000 } }),
       (event) => {
@@ -331,7 +335,7 @@ describe('timeoutMs guard', () => {
 
   it('stops its timer when the run ends', async () => {
     const clock = new ManualClock();
-    const provider = new ScriptProvider([{ text: 'done' }]);
+    const provider = new ScriptedProvider([{ text: 'done' }]);
     await drainRun(options({ provider, clock, limits: { timeoutMs: 1000 } }));
     expect(clock.pendingTimers).toBe(0);
   });

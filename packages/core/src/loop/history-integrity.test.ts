@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../../test/drain-run.js';
-import { ScriptProvider } from '../../test/script-provider.js';
-import { echoTool, StubExecutor } from '../../test/stub-executor.js';
 import { ProviderError } from '../errors.js';
 import { validateHistory } from '../messages/history.js';
 import {
@@ -15,6 +13,8 @@ import {
 import { ZERO_USAGE } from '../messages/usage.js';
 import type { ToolExecutor, ToolOutcome } from '../ports/tool.js';
 import { PricingTable } from '../pricing/prices.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
+import { echoTool, StubExecutor } from '../testing/stub-executor.js';
 import type { LoopOptions } from './options.js';
 import { runLoop } from './run-loop.js';
 
@@ -24,7 +24,7 @@ function options(overrides: Partial<LoopOptions> & Pick<LoopOptions, 'provider'>
 
 describe('runLoop history integrity', () => {
   it('renames a tool call id the model reuses in a later turn, and reports it', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'call_0', name: 'echo', input: { n: 1 } }] },
       { toolCalls: [{ id: 'call_0', name: 'echo', input: { n: 2 } }] },
       { text: 'done' },
@@ -41,7 +41,7 @@ describe('runLoop history integrity', () => {
   });
 
   it('renames a duplicate id within one assistant message', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'x', name: 'echo', input: { n: 1 } },
@@ -62,7 +62,7 @@ describe('runLoop history integrity', () => {
       specs: () => [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }],
       execute: async function* (): AsyncGenerator<ToolOutcome> {},
     };
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'echo' }] },
       { text: 'ok' },
     ]);
@@ -83,13 +83,13 @@ describe('runLoop history integrity', () => {
       },
       userMessage('go on', 'u1'),
     ];
-    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const provider = new ScriptedProvider([{ text: 'ok' }]);
     const { events } = await drainRun(options({ provider, history: broken }));
     expect(events.slice(0, 2).map((event) => event.type)).toEqual(['run-start', 'history-repair']);
   });
 
   it('settles a valid history through onSettled when the consumer stops early', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'echo' }] },
       { text: 'ok' },
     ]);
@@ -108,7 +108,7 @@ describe('runLoop history integrity', () => {
   });
 
   it('calls onSettled exactly once when the run completes', async () => {
-    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const provider = new ScriptedProvider([{ text: 'ok' }]);
     let calls = 0;
     await drainRun(options({ provider, onSettled: () => calls++ }));
     expect(calls).toBe(1);
@@ -177,7 +177,7 @@ describe('runLoop against misbehaving parts', () => {
 
   it('does not start the next sequential call before the consumer took the previous result', async () => {
     const started: string[] = [];
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'c1', name: 'write' },
@@ -201,7 +201,7 @@ describe('runLoop against misbehaving parts', () => {
   it('lets a consumer cancel after the first result, before the second write runs', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'c1', name: 'write' },
@@ -221,7 +221,7 @@ describe('runLoop against misbehaving parts', () => {
   });
 
   it('answers a malformed tool result with an error result instead of failing the run', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'write' }] },
       { text: 'ok' },
     ]);
@@ -239,7 +239,7 @@ describe('runLoop against misbehaving parts', () => {
   });
 
   it('answers a result for the wrong call id with an error result for the right one', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'write' }] },
       { text: 'ok' },
     ]);
@@ -274,7 +274,7 @@ describe('runLoop against misbehaving parts', () => {
 
   it('prices a reply by the requested model when the provider reports an unpriced model id', async () => {
     const pricing = new PricingTable({ priced: { inputPerMTok: 1_000_000, outputPerMTok: 0 } });
-    const provider = new ScriptProvider(() => ({
+    const provider = new ScriptedProvider(() => ({
       toolCalls: [{ name: 'write' }],
       usage: { inputTokens: 1 },
       model: 'alias-7',
@@ -314,7 +314,7 @@ describe('runLoop usage of failed calls', () => {
 describe('runLoop persistence hooks', () => {
   it('journals the assistant message before any tool runs and commits each whole turn', async () => {
     const log: string[] = [];
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'c1', name: 'echo', input: { n: 1 } },
@@ -359,7 +359,7 @@ describe('runLoop persistence hooks', () => {
   });
 
   it('ends the run with status error when a hook fails, history still valid', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'echo' }] },
       { text: 'done' },
     ]);
@@ -390,14 +390,14 @@ describe('runLoop with a failure that resists being turned into text', () => {
         [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(unreadable()) }),
       }),
     };
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo' }] }]);
     const { result } = await drainRun(options({ provider, tools: executor }));
     expect(result.status).toBe('error');
     expect(result.error?.message).toMatch(/failed without a readable message/);
   });
 
   it('ends with status error, not a throw, when the provider throws a null-prototype object', async () => {
-    const provider = new ScriptProvider([{ error: unreadable(), eventsBeforeStop: 1 }]);
+    const provider = new ScriptedProvider([{ error: unreadable(), eventsBeforeStop: 1 }]);
     const { result } = await drainRun(options({ provider }));
     expect(result.status).toBe('error');
     expect(result.error?.message).toMatch(/failed without a readable message/);
@@ -424,7 +424,7 @@ describe('runLoop with a failure that resists being turned into text', () => {
         }
       },
     };
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
     const { result } = await drainRun(options({ provider, tools: executor }));
     expect(result.status).toBe('completed');
     const answers = toolResultsOf(result.messages[2] as Message);

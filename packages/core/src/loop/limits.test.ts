@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ScriptProvider } from '../../test/script-provider.js';
 import { ConfigError } from '../errors.js';
 import { userMessage } from '../messages/message.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
 import { RepeatedCallCounter, validateLimits } from './limits.js';
 
 function configErrorOf(action: () => unknown): ConfigError {
@@ -64,7 +64,7 @@ describe('validateLimits', () => {
   });
 
   it('makes runLoop throw before any request when a limit is invalid', async () => {
-    const provider = new ScriptProvider([{ text: 'x' }]);
+    const provider = new ScriptedProvider([{ text: 'x' }]);
     const run = drainRun({
       provider,
       model: 'test-model',

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { type ScriptedTurn, ScriptProvider } from '../../test/script-provider.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import type { CompactionOptions } from '../compaction/options.js';
 import type { Message } from '../messages/message.js';
 import { estimateRequestTokens } from '../messages/tokens.js';
 import type { ModelRequest } from '../ports/provider.js';
 import type { Summarizer } from '../ports/summarizer.js';
+import { ScriptedProvider, type ScriptedTurn } from '../testing/scripted-provider.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 import type { RunResult } from './run-result.js';
 
 // The prefix-stability test: system, tools and the latest summary form a byte-stable
@@ -69,7 +69,7 @@ function prefixOf(request: ModelRequest): { head: string; first: string } {
 async function audit(
   compaction: CompactionOptions,
 ): Promise<{ result: RunResult; requests: ModelRequest[] }> {
-  const provider = new ScriptProvider(auditScript());
+  const provider = new ScriptedProvider(auditScript());
   const { result } = await drainRun({
     provider,
     model: 'test-model',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { type ScriptedTurn, ScriptProvider } from '../../test/script-provider.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import { forgetfulSummarizer } from '../../test/summarizers.js';
 import { type Message, userMessage } from '../messages/message.js';
 import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '../ports/provider.js';
+import { ScriptedProvider, type ScriptedTurn } from '../testing/scripted-provider.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 import type { LoopOptions } from './options.js';
 import { requestSnapshot } from './request-snapshot.js';
 
@@ -31,7 +31,7 @@ function lookupRun(wrap: (inner: Provider) => Provider): LoopOptions {
     return { toolCalls: [{ name: 'lookup', input: { n: turn } }], usage };
   };
   return {
-    provider: wrap(new ScriptProvider(script)),
+    provider: wrap(new ScriptedProvider(script)),
     model: 'test-model',
     history: [userMessage('Check orders 1 to 30.')],
     tools: new StubExecutor({

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../../test/drain-run.js';
-import { ScriptProvider } from '../../test/script-provider.js';
-import {
-  echoTool,
-  hangForeverTool,
-  hangUntilAbortedTool,
-  StubExecutor,
-} from '../../test/stub-executor.js';
 import { CancelledError, HarnessError, ProviderError } from '../errors.js';
 import { interruptedResultText, validateHistory } from '../messages/history.js';
 import {
@@ -19,6 +12,13 @@ import {
 } from '../messages/message.js';
 import type { Provider } from '../ports/provider.js';
 import type { ToolExecutor } from '../ports/tool.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
+import {
+  echoTool,
+  hangForeverTool,
+  hangUntilAbortedTool,
+  StubExecutor,
+} from '../testing/stub-executor.js';
 import { InMemoryTracer } from '../tracing/in-memory-tracer.js';
 import type { LoopOptions } from './options.js';
 import { runLoop } from './run-loop.js';
@@ -48,7 +48,7 @@ const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(reso
 describe('runLoop cancellation', () => {
   it('ends cancelled with a valid history when aborted while text deltas stream', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: ['a', 'b', 'c', 'd', 'e', 'f'] }]);
+    const provider = new ScriptedProvider([{ text: ['a', 'b', 'c', 'd', 'e', 'f'] }]);
     const { result } = await drainRun(
       options({ provider, signal: controller.signal }),
       abortOn(controller, 'text-delta'),
@@ -59,7 +59,7 @@ describe('runLoop cancellation', () => {
 
   it('keeps the text streamed before the abort as a partial assistant message', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: ['Hel', 'lo', ' there'], delayMs: 1 }]);
+    const provider = new ScriptedProvider([{ text: ['Hel', 'lo', ' there'], delayMs: 1 }]);
     let seen = '';
     const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
       if (event.type !== 'text-delta') return;
@@ -97,7 +97,7 @@ describe('runLoop cancellation', () => {
 
   it('ends cancelled when aborted while the provider hangs until aborted', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ hang: 'until-aborted', eventsBeforeStop: 1 }]);
+    const provider = new ScriptedProvider([{ hang: 'until-aborted', eventsBeforeStop: 1 }]);
     const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
       if (event.type === 'message-start') setTimeout(() => controller.abort(), 5);
     });
@@ -107,7 +107,7 @@ describe('runLoop cancellation', () => {
 
   it('ends cancelled when aborted while the provider hangs ignoring its signal', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: 'x', hang: 'forever', eventsBeforeStop: 2 }]);
+    const provider = new ScriptedProvider([{ text: 'x', hang: 'forever', eventsBeforeStop: 2 }]);
     const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
       if (event.type === 'text-delta') setTimeout(() => controller.abort(), 5);
     });
@@ -117,7 +117,7 @@ describe('runLoop cancellation', () => {
 
   it('answers a call streamed before a mid-stream abort with a cancelled result', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [{ id: 'c1', name: 'echo' }],
         hang: 'until-aborted',
@@ -139,7 +139,7 @@ describe('runLoop cancellation', () => {
 
   it('ends cancelled with a valid history when aborted while a tool runs', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'slow' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'slow' }] }]);
     const tools = new StubExecutor({ slow: hangUntilAbortedTool });
     const { result } = await drainRun(
       options({ provider, tools, signal: controller.signal }),
@@ -151,7 +151,7 @@ describe('runLoop cancellation', () => {
 
   it('ends cancelled when aborted while a tool that ignores its signal runs', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'stuck' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'stuck' }] }]);
     const tools = new StubExecutor({ stuck: hangForeverTool });
     const { result } = await drainRun(
       options({ provider, tools, signal: controller.signal }),
@@ -163,7 +163,7 @@ describe('runLoop cancellation', () => {
 
   it('keeps finished results and answers the unfinished calls as cancelled', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'fast', name: 'echo', input: { a: 1 } },
@@ -186,7 +186,7 @@ describe('runLoop cancellation', () => {
 
   it('ends cancelled before the next request when aborted in a turn-end handler', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
+    const provider = new ScriptedProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
     const tools = new StubExecutor({ echo: echoTool });
     const { result } = await drainRun(
       options({ provider, tools, signal: controller.signal }),
@@ -200,7 +200,7 @@ describe('runLoop cancellation', () => {
   it('makes no request when the signal is aborted before the run', async () => {
     const controller = new AbortController();
     controller.abort();
-    const provider = new ScriptProvider([{ text: 'never' }]);
+    const provider = new ScriptedProvider([{ text: 'never' }]);
     const { result } = await drainRun(options({ provider, signal: controller.signal }));
     expect(provider.requests).toHaveLength(0);
     expect(result).toMatchObject({ status: 'cancelled', turns: 0 });
@@ -208,7 +208,7 @@ describe('runLoop cancellation', () => {
 
   it('ends with a CancelledError whose cause is the signal reason', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: ['a', 'b'] }]);
+    const provider = new ScriptedProvider([{ text: ['a', 'b'] }]);
     const { result } = await drainRun(options({ provider, signal: controller.signal }), (event) => {
       if (event.type === 'text-delta') controller.abort('user pressed ctrl-c');
     });
@@ -220,7 +220,7 @@ describe('runLoop cancellation', () => {
 describe('runLoop failures', () => {
   it('ends with status error and keeps the ProviderError when the provider throws', async () => {
     const error = new ProviderError('overloaded', { kind: 'overloaded', status: 529 });
-    const provider = new ScriptProvider([{ text: 'par', error, eventsBeforeStop: 2 }]);
+    const provider = new ScriptedProvider([{ text: 'par', error, eventsBeforeStop: 2 }]);
     const { result } = await drainRun(options({ provider }));
     expect(result.status).toBe('error');
     expect(result.error).toBe(error);
@@ -228,7 +228,7 @@ describe('runLoop failures', () => {
 
   it('keeps a valid history when the provider throws after a tool turn', async () => {
     const error = new ProviderError('boom', { kind: 'server', status: 500 });
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo' }] },
       { toolCalls: [{ name: 'echo' }], error, eventsBeforeStop: 4 },
     ]);
@@ -239,14 +239,14 @@ describe('runLoop failures', () => {
   });
 
   it('ends with status error when the stream ends without message-end', async () => {
-    const provider = new ScriptProvider([{ text: 'half an answer', omitEnd: true }]);
+    const provider = new ScriptedProvider([{ text: 'half an answer', omitEnd: true }]);
     const { result } = await drainRun(options({ provider }));
     expect(result.status).toBe('error');
     expect(ProviderError.isInstance(result.error)).toBe(true);
   });
 
   it('ends with status error when stream() throws before returning a stream', async () => {
-    const provider = new ScriptProvider([]);
+    const provider = new ScriptedProvider([]);
     const { result } = await drainRun(options({ provider }));
     expect(result.status).toBe('error');
     expect(result.error?.message).toMatch(/script exhausted/);
@@ -260,7 +260,7 @@ describe('runLoop failures', () => {
         throw new HarnessError('executor crashed');
       },
     };
-    const provider = new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }]);
     const { result } = await drainRun(options({ provider, tools: failing }));
     expect(result.status).toBe('error');
     expect(resultFor(result.messages, 'c1')).toMatchObject({
@@ -270,7 +270,7 @@ describe('runLoop failures', () => {
   });
 
   it('throws ConfigError before the first event when options are invalid', async () => {
-    const provider = new ScriptProvider([{ text: 'x' }]);
+    const provider = new ScriptedProvider([{ text: 'x' }]);
     const iterator = runLoop(options({ provider, model: '' }));
     await expect(iterator.next()).rejects.toMatchObject({ name: 'ConfigError', field: 'model' });
   });
@@ -278,14 +278,14 @@ describe('runLoop failures', () => {
 
 describe('runLoop completion', () => {
   it('completes with text "" when the assistant message is empty', async () => {
-    const provider = new ScriptProvider([{}]);
+    const provider = new ScriptedProvider([{}]);
     const { result } = await drainRun(options({ provider }));
     expect(result).toMatchObject({ status: 'completed', text: '', error: undefined });
     expect(validateHistory(result.messages)).toEqual([]);
   });
 
   it('answers an unknown tool with an isError result when there is no executor', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'nope' }] },
       { text: 'I see, no tools.' },
     ]);
@@ -297,7 +297,7 @@ describe('runLoop completion', () => {
   });
 
   it('sums usage over turns and returns the last text', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo' }], usage: { inputTokens: 10, outputTokens: 5 } },
       { text: 'done', usage: { inputTokens: 20, outputTokens: 7, cacheReadTokens: 3 } },
     ]);
@@ -313,7 +313,7 @@ describe('runLoop completion', () => {
   });
 
   it('ends the event stream with exactly one run-end carrying the returned result', async () => {
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo' }] }, { text: 'done' }]);
     const { events, result } = await drainRun(
       options({ provider, tools: new StubExecutor({ echo: echoTool }) }),
     );
@@ -342,7 +342,7 @@ describe('runLoop over a history an earlier run settled', () => {
     return counter;
   }
   const script = () =>
-    new ScriptProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }, { text: 'done' }]);
+    new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'echo' }] }, { text: 'done' }]);
   const tools = new StubExecutor({ echo: echoTool });
 
   it('checks and repairs only what follows the settled messages', async () => {
@@ -351,7 +351,7 @@ describe('runLoop over a history an earlier run settled', () => {
     const counter = countContentReads(settled);
     const next = await drainRun(
       options({
-        provider: new ScriptProvider([{ text: 'again' }]),
+        provider: new ScriptedProvider([{ text: 'again' }]),
         history: [...settled, userMessage('and now?', 'u1')],
       }),
     );
@@ -366,7 +366,7 @@ describe('runLoop over a history an earlier run settled', () => {
     const copied = countContentReads(copies);
     await drainRun(
       options({
-        provider: new ScriptProvider([{ text: 'once more' }]),
+        provider: new ScriptedProvider([{ text: 'once more' }]),
         history: [...copies, userMessage('last', 'u2')],
       }),
     );
@@ -379,7 +379,7 @@ describe('runLoop over a history an earlier run settled', () => {
     malformed[0] = { id: 'bad', role: 'user', content: 'not-an-array' } as unknown as Message;
     malformed.push(userMessage('next', 'u1'));
     await expect(
-      drainRun(options({ provider: new ScriptProvider([{ text: 'x' }]), history: malformed })),
+      drainRun(options({ provider: new ScriptedProvider([{ text: 'x' }]), history: malformed })),
     ).rejects.toThrow(/history\[0\]\.content/);
 
     const second = await drainRun(options({ provider: script(), tools }));
@@ -388,7 +388,7 @@ describe('runLoop over a history an earlier run settled', () => {
     unpaired[2] = userMessage('no results here', 'ux');
     unpaired.push(userMessage('next', 'u2'));
     const next = await drainRun(
-      options({ provider: new ScriptProvider([{ text: 'x' }]), history: unpaired }),
+      options({ provider: new ScriptedProvider([{ text: 'x' }]), history: unpaired }),
     );
     expect(next.result.repairs.map((repair) => repair.kind)).toContain('synthesized-result');
     expect(validateHistory(next.result.messages)).toEqual([]);
@@ -426,7 +426,7 @@ describe('runLoop over a history an earlier run settled', () => {
     const branchB = await drainRun(
       options({
         // A call id branch A's run took: free again on this branch.
-        provider: new ScriptProvider([
+        provider: new ScriptedProvider([
           { toolCalls: [{ id: 'c1_2', name: 'echo' }] },
           { text: 'b' },
         ]),
@@ -450,12 +450,12 @@ describe('runLoop over a history an earlier run settled', () => {
 
 describe('runLoop and Provider.settle', () => {
   /** A script provider whose settle turns a guard into an error, recording what it saw. */
-  function settling(settle: Provider['settle']): ScriptProvider & { seen: RunResult[] } {
-    const provider = new ScriptProvider([
+  function settling(settle: Provider['settle']): ScriptedProvider & { seen: RunResult[] } {
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo' }] },
       { toolCalls: [{ name: 'echo' }] },
       { text: 'done' },
-    ]) as ScriptProvider & { seen: RunResult[]; settle?: Provider['settle'] };
+    ]) as ScriptedProvider & { seen: RunResult[]; settle?: Provider['settle'] };
     provider.seen = [];
     provider.settle = (result) => {
       provider.seen.push(result);
@@ -524,7 +524,7 @@ describe('runLoop history checks', () => {
   ];
 
   it('yields a history-repair event when the input history is invalid', async () => {
-    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const provider = new ScriptedProvider([{ text: 'ok' }]);
     const { events } = await drainRun(options({ provider, history: brokenHistory }));
     const repairs = eventsOfType(events, 'history-repair').flatMap((event) => event.repairs);
     expect(repairs.map((repair) => repair.kind).sort()).toEqual([
@@ -534,7 +534,7 @@ describe('runLoop history checks', () => {
   });
 
   it('sends the provider a valid history on every request', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { a: 1 } }, { name: 'nope' }] },
       { toolCalls: [{ name: 'echo', input: { a: 2 } }] },
       { text: 'done' },
@@ -546,7 +546,7 @@ describe('runLoop history checks', () => {
   });
 
   it('keeps the user text of a repaired input history', async () => {
-    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const provider = new ScriptedProvider([{ text: 'ok' }]);
     await drainRun(options({ provider, history: brokenHistory }));
     const sent = provider.requests[0]?.messages ?? [];
     expect(sent.filter((message) => message.role === 'user').map(messageText)).toEqual([
@@ -556,7 +556,7 @@ describe('runLoop history checks', () => {
   });
 
   it('records the input repairs in the RunResult', async () => {
-    const provider = new ScriptProvider([{ text: 'ok' }]);
+    const provider = new ScriptedProvider([{ text: 'ok' }]);
     const { result } = await drainRun(options({ provider, history: brokenHistory }));
     expect(result.repairs).toHaveLength(2);
   });
@@ -576,7 +576,9 @@ describe('runLoop backpressure', () => {
   ]);
 
   it('does not pull the provider ahead of a slow consumer', async () => {
-    const provider = new ScriptProvider([{ text: Array.from({ length: 20 }, (_, i) => `${i} `) }]);
+    const provider = new ScriptedProvider([
+      { text: Array.from({ length: 20 }, (_, i) => `${i} `) },
+    ]);
     const iterator = runLoop(options({ provider }));
     let received = 0;
     let maxLead = 0;
@@ -599,7 +601,7 @@ describe('runLoop backpressure', () => {
         return hangUntilAbortedTool(input, signal, call);
       },
     });
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'slow' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'slow' }] }]);
     const iterator = runLoop(options({ provider, tools }));
     for (;;) {
       const next = await iterator.next();
@@ -610,7 +612,7 @@ describe('runLoop backpressure', () => {
   });
 
   it('does not run the next turn while the consumer holds a turn-end event', async () => {
-    const provider = new ScriptProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
+    const provider = new ScriptedProvider(() => ({ toolCalls: [{ name: 'echo' }] }));
     const iterator = runLoop(
       options({ provider, tools: new StubExecutor({ echo: echoTool }), limits: { maxTurns: 5 } }),
     );

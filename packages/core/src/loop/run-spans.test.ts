@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ManualClock } from '../../test/manual-clock.js';
-import { ScriptProvider } from '../../test/script-provider.js';
-import { echoTool, StubExecutor } from '../../test/stub-executor.js';
 import { TimedProvider } from '../../test/timed-provider.js';
 import { ProviderError } from '../errors.js';
 import { userMessage } from '../messages/message.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { ScriptedProvider } from '../testing/scripted-provider.js';
+import { echoTool, StubExecutor } from '../testing/stub-executor.js';
 import { InMemoryTracer } from '../tracing/in-memory-tracer.js';
 import type { SpanRecord } from '../tracing/span-record.js';
 import type { LoopOptions } from './options.js';
@@ -27,7 +27,7 @@ function only(records: readonly SpanRecord[], name: string): SpanRecord {
 describe('runLoop spans', () => {
   it('nests run → turns → model and tool spans with GenAI attributes', async () => {
     const tracer = new InMemoryTracer();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         toolCalls: [
           { id: 'c1', name: 'echo', input: { a: 1 } },
@@ -124,7 +124,7 @@ describe('runLoop spans', () => {
 
   it('marks model, turn and run failed with the provider error kind', async () => {
     const tracer = new InMemoryTracer();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       {
         error: new ProviderError('slow down', { kind: 'rate-limit', status: 429 }),
         eventsBeforeStop: 0,
@@ -147,7 +147,7 @@ describe('runLoop spans', () => {
 
   it('names the tripped guard, its limit and value on the run span', async () => {
     const tracer = new InMemoryTracer();
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'echo' }] }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo' }] }]);
     const tools = new StubExecutor({ echo: echoTool });
     await drainRun(options({ provider, tools, tracer, limits: { maxTurns: 1 } }));
     const run = only(tracer.records(), 'mh.run');
@@ -162,7 +162,7 @@ describe('runLoop spans', () => {
 
   it('marks a failed tool call with its status as error type', async () => {
     const tracer = new InMemoryTracer();
-    const provider = new ScriptProvider([{ toolCalls: [{ name: 'boom' }] }, { text: 'sorry' }]);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'boom' }] }, { text: 'sorry' }]);
     const tools = new StubExecutor({
       boom: async () => {
         throw new Error('disk on fire');
@@ -177,7 +177,7 @@ describe('runLoop spans', () => {
   it('ends every span of a cancelled run, the run marked cancelled', async () => {
     const tracer = new InMemoryTracer();
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ text: ['a', 'b', 'c'] }]);
+    const provider = new ScriptedProvider([{ text: ['a', 'b', 'c'] }]);
     await drainRun(options({ provider, tracer, signal: controller.signal }), (event) => {
       if (event.type === 'text-delta') controller.abort();
     });
@@ -188,7 +188,7 @@ describe('runLoop spans', () => {
 
   it('records no content unless the tracer asks for it', async () => {
     const tracer = new InMemoryTracer();
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { q: 'PLANTED' } }] },
       { text: 'bye' },
     ]);
@@ -209,7 +209,7 @@ describe('runLoop spans', () => {
 
   it('records prompts, outputs, tool arguments and results as events when asked', async () => {
     const tracer = new InMemoryTracer({ captureContent: true });
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { toolCalls: [{ name: 'echo', input: { q: 'ARG' } }] },
       { text: 'bye' },
     ]);

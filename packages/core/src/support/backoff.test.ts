@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../test/manual-clock.js';
 import { CancelledError, ConfigError, ProviderError } from '../errors.js';
 import { MAX_TIMEOUT_MS } from '../loop/limits.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { backoffDelay, retry } from './backoff.js';
 
 const justBelowOne = 1 - Number.EPSILON;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../test/manual-clock.js';
 import { noopTracer } from '../ports/tracer.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { InMemoryTracer } from './in-memory-tracer.js';
 
 describe('InMemoryTracer', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun } from '../../test/drain-run.js';
-import { ManualClock } from '../../test/manual-clock.js';
-import { StubExecutor } from '../../test/stub-executor.js';
 import { TimedProvider } from '../../test/timed-provider.js';
 import { userMessage } from '../messages/message.js';
 import { PricingTable } from '../pricing/prices.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { StubExecutor } from '../testing/stub-executor.js';
 import { InMemoryTracer } from './in-memory-tracer.js';
 import { metricsFromSpans } from './metrics-from-spans.js';
 import { type SpanRecord, subtreeOf } from './span-record.js';

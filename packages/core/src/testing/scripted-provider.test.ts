@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CancelledError } from '../src/errors.js';
-import type { StreamEvent } from '../src/ports/provider.js';
-import { ScriptProvider } from './script-provider.js';
+import { CancelledError } from '../errors.js';
+import { collect } from './collect.js';
+import { ScriptedProvider } from './scripted-provider.js';
 
 const request = { model: 'm', messages: [], tools: [] };
 
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-describe('ScriptProvider', () => {
+describe('ScriptedProvider', () => {
   it('emits the events of a turn in the documented order', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { text: ['a', 'b'], toolCalls: [{ id: 'c1', name: 'read', input: { p: 1 } }] },
     ]);
     const events = await collect(provider.stream(request));
@@ -30,7 +24,7 @@ describe('ScriptProvider', () => {
   });
 
   it('ends with a message holding the whole text and the calls', async () => {
-    const provider = new ScriptProvider([
+    const provider = new ScriptedProvider([
       { text: ['a', 'b'], toolCalls: [{ id: 'c1', name: 'read', input: { p: 1 } }] },
     ]);
     const end = (await collect(provider.stream(request))).at(-1);
@@ -48,7 +42,7 @@ describe('ScriptProvider', () => {
   });
 
   it('records every request', async () => {
-    const provider = new ScriptProvider([{ text: 'a' }, { text: 'b' }]);
+    const provider = new ScriptedProvider([{ text: 'a' }, { text: 'b' }]);
     await collect(provider.stream(request));
     await collect(provider.stream({ ...request, system: 'second' }));
     expect(provider.requests.map((received) => received.system)).toEqual([undefined, 'second']);
@@ -56,7 +50,7 @@ describe('ScriptProvider', () => {
 
   it('throws the scripted error after the events before it', async () => {
     const error = new Error('boom');
-    const provider = new ScriptProvider([{ text: 'a', error, eventsBeforeStop: 2 }]);
+    const provider = new ScriptedProvider([{ text: 'a', error, eventsBeforeStop: 2 }]);
     const seen: string[] = [];
     await expect(
       (async () => {
@@ -68,7 +62,7 @@ describe('ScriptProvider', () => {
 
   it('throws CancelledError from a hang when the signal aborts', async () => {
     const controller = new AbortController();
-    const provider = new ScriptProvider([{ hang: 'until-aborted', eventsBeforeStop: 0 }]);
+    const provider = new ScriptedProvider([{ hang: 'until-aborted', eventsBeforeStop: 0 }]);
     const pending = collect(provider.stream(request, { signal: controller.signal }));
     controller.abort();
     await expect(pending).rejects.toSatisfy((error) => CancelledError.isInstance(error));

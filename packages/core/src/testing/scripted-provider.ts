@@ -1,13 +1,13 @@
-import { CancelledError } from '../src/errors.js';
-import { type ContentBlock, type Message, newMessageId } from '../src/messages/message.js';
-import type { Usage } from '../src/messages/usage.js';
+import { CancelledError } from '../errors.js';
+import { type ContentBlock, type Message, newMessageId } from '../messages/message.js';
+import type { Usage } from '../messages/usage.js';
 import type {
   ModelRequest,
   Provider,
   StopReason,
   StreamEvent,
   StreamOptions,
-} from '../src/ports/provider.js';
+} from '../ports/provider.js';
 
 /** One tool call a scripted turn makes. */
 export interface ScriptedCall {
@@ -124,7 +124,8 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * A Provider that plays scripted assistant turns and records what it was asked. Each call to
  * `stream` takes the next turn of the script; a call past the end of a list script throws.
  */
-export class ScriptProvider implements Provider {
+export class ScriptedProvider implements Provider {
+  /** Provider name, as spans and errors report it. */
   readonly name = 'script';
   /** Every request received, in order. */
   readonly requests: ModelRequest[] = [];
@@ -132,10 +133,12 @@ export class ScriptProvider implements Provider {
   produced = 0;
   readonly #script: Script;
 
+  /** Plays `script`: turn `n` answers request `n`. */
   constructor(script: Script) {
     this.#script = script;
   }
 
+  /** Records `request` and streams the next turn; throws when a list script is exhausted. */
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamEvent> {
     const index = this.requests.length;
     this.requests.push(request);

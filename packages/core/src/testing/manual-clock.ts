@@ -1,5 +1,5 @@
-import { CancelledError } from '../src/errors.js';
-import type { Clock } from '../src/ports/clock.js';
+import { CancelledError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
 
 interface Timer {
   readonly at: number;
@@ -13,14 +13,17 @@ export class ManualClock implements Clock {
   #now: number;
   #timers: Timer[] = [];
 
+  /** Starts the clock at `start` milliseconds. */
   constructor(start = 1_000_000) {
     this.#now = start;
   }
 
+  /** The current time, milliseconds; moves only by `advance`. */
   now(): number {
     return this.#now;
   }
 
+  /** Resolves once `advance` has moved time `ms` on; rejects with `CancelledError` on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push(ms);
     return new Promise<void>((resolve, reject) => {

@@ -1,13 +1,13 @@
-import type { ToolUseBlock } from '../src/messages/message.js';
-import type { ToolSpec } from '../src/ports/provider.js';
+import type { ToolUseBlock } from '../messages/message.js';
+import type { ToolSpec } from '../ports/provider.js';
 import type {
   ToolCallStatus,
   ToolExecutionContext,
   ToolExecutor,
   ToolOutcome,
   ToolOutput,
-} from '../src/ports/tool.js';
-import { AsyncQueue } from '../src/support/async-queue.js';
+} from '../ports/tool.js';
+import { AsyncQueue } from '../support/async-queue.js';
 
 /** A stub tool body: receives the arguments and the batch signal. Throwing is a tool failure. */
 export type StubTool = (
@@ -54,10 +54,12 @@ export class StubExecutor implements ToolExecutor {
   readonly finished: ToolOutcome[] = [];
   readonly #tools: ReadonlyMap<string, StubTool>;
 
+  /** Serves the named stub tools. */
   constructor(tools: Readonly<Record<string, StubTool>>) {
     this.#tools = new Map(Object.entries(tools));
   }
 
+  /** One spec per tool, with an open object schema. */
   specs(): readonly ToolSpec[] {
     return [...this.#tools.keys()].map((name) => ({
       name,
@@ -66,6 +68,7 @@ export class StubExecutor implements ToolExecutor {
     }));
   }
 
+  /** Runs `calls` in parallel and yields their outcomes in completion order. */
   async *execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
