@@ -2,13 +2,8 @@
 // error that an identical call then recovered from, a model that repeats a successful call until
 // a limit stops it, a compaction that kept every fact the check needs. Each has a control whose
 // symptom is the real cause (the tool keeps failing, the limit stops a model making progress).
-import {
-  estimateMessageTokens,
-  type Message,
-  messageText,
-  type Summarizer,
-  toolResultText,
-} from '@mh/core';
+import { type Message, messageText, type Summarizer, toolResultText } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { contains, matches } from '@mh/eval';
 import type { ScriptStep } from '@mh/providers';
 import {

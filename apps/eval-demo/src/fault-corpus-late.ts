@@ -1,7 +1,6 @@
 // Injected faults of the context, tool, prompt and model layers, ten each. A few are confounded on
 // purpose: their symptoms also fit another layer, as real failures often do.
 import {
-  estimateMessageTokens,
   type Message,
   type ModelRequest,
   messageText,
@@ -9,6 +8,7 @@ import {
   toolResultText,
   unfenceUntrusted,
 } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { allOf, check, contains, matches, toolCalled } from '@mh/eval';
 import { calculatorTool } from '@mh/tools';
 import {

@@ -1,21 +1,15 @@
-export {
-  type CompactionContext,
-  type CompactionOutcome,
-  Compactor,
-  type CompactorDeps,
-} from './compaction/compactor.js';
+/**
+ * `@mh/core`: the spec of mini-harness. What a user or an adapter author needs, and nothing else;
+ * what only sibling packages use is in `@mh/core/internal`, the shared test kit in `@mh/core/testing`.
+ */
+
+// Keeping a conversation inside its context window.
 export {
   ContextMeter,
   type ContextMeterState,
   type ContextSize,
 } from './compaction/context-meter.js';
-export { findCut } from './compaction/cut.js';
-export {
-  type CompactionOptions,
-  MIN_OLD_SEGMENT_RATIO,
-  type ResolvedCompaction,
-  resolveCompaction,
-} from './compaction/options.js';
+export type { CompactionOptions } from './compaction/options.js';
 export {
   applyCompactionPatch,
   type CompactionPatch,
@@ -26,11 +20,8 @@ export {
   providerSummarizer,
 } from './compaction/provider-summarizer.js';
 export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction/record.js';
-export {
-  renderTranscript,
-  SUMMARY_HEADER,
-  SUMMARY_INSTRUCTIONS,
-} from './compaction/summary-prompt.js';
+export { SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './compaction/summary-prompt.js';
+// The error hierarchy; callers switch on `isInstance` and structured fields.
 export {
   CancelledError,
   ConfigError,
@@ -51,20 +42,9 @@ export {
   ToolInputError,
   ToolTimeoutError,
 } from './errors.js';
-export {
-  assertTimerMs,
-  DEFAULT_MAX_TURNS,
-  type Limits,
-  MAX_TIMEOUT_MS,
-  RepeatedCallCounter,
-  validateLimits,
-} from './loop/limits.js';
-export {
-  type CommittedTurn,
-  checkSampling,
-  type LoopHooks,
-  type LoopOptions,
-} from './loop/options.js';
+// The agent loop, its options, limits and results.
+export type { Limits } from './loop/limits.js';
+export type { CommittedTurn, LoopHooks, LoopOptions } from './loop/options.js';
 export { runLoop } from './loop/run-loop.js';
 export {
   type AgentEvent,
@@ -72,14 +52,13 @@ export {
   type RunResult,
   type RunStatus,
 } from './loop/run-result.js';
+// Messages, the pairing invariant and its repair, token estimates, usage, untrusted-data fences.
 export {
   type HistoryRepair,
   type HistoryViolation,
-  interruptedResultText,
   type RepairKind,
   type RepairOptions,
   type RepairResult,
-  ROLE_BLOCKS,
   repairHistory,
   VIOLATION_KINDS,
   type ViolationKind,
@@ -105,19 +84,8 @@ export {
   toolUsesOf,
   userMessage,
 } from './messages/message.js';
-export { assertMessages } from './messages/shape.js';
+export { estimateTokens } from './messages/tokens.js';
 export {
-  estimateBlockTokens,
-  estimateMessageTokens,
-  estimateRequestTokens,
-  estimateTokens,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-} from './messages/tokens.js';
-export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './messages/trim.js';
-export {
-  checkBoundary,
-  fenceBoundaryOf,
   fenceUntrusted,
   injectionDefenseRule,
   newBoundary,
@@ -125,6 +93,7 @@ export {
   withoutBoundary,
 } from './messages/untrusted-data.js';
 export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './messages/usage.js';
+// The ports: what a provider, tool executor, session store, tracer, summariser or clock implements.
 export { type Clock, systemClock } from './ports/clock.js';
 export {
   type JsonSchema,
@@ -176,39 +145,27 @@ export {
 export {
   type Attributes,
   type AttributeValue,
-  noopTracer,
   SPAN_NAMES,
   type Span,
   type SpanOptions,
   type Tracer,
 } from './ports/tracer.js';
-export { lookupModel } from './pricing/model-lookup.js';
-export { defaultModels, type ModelInfo, ModelTable } from './pricing/model-table.js';
-export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing/prices.js';
-export { AsyncQueue } from './support/async-queue.js';
+// Model prices (USD per million tokens) and the pricing table runs charge by.
+export { defaultPricing, type ModelPrice, PricingTable } from './pricing/prices.js';
+// Retry with backoff, for adapters that call the network.
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './support/backoff.js';
-export { canonicalJson } from './support/canonical-json.js';
-export { assertCollaborators, assertImplements, assertOptions } from './support/option-checks.js';
-export { isErrorObject, thrownKind, thrownMessage, thrownText } from './support/thrown-text.js';
-export {
-  InMemoryTracer,
-  type InMemoryTracerOptions,
-} from './tracing/in-memory-tracer.js';
+// Spans in memory, the span vocabulary, and metrics computed from spans.
+export { InMemoryTracer, type InMemoryTracerOptions } from './tracing/in-memory-tracer.js';
 export {
   type LatencyMetrics,
   metricsFromSpans,
   type SpanMetrics,
   type TokenCounts,
 } from './tracing/metrics-from-spans.js';
-export { percentile } from './tracing/percentile.js';
-export { errorKind, recordFailure } from './tracing/span-failure.js';
 export {
-  childrenBySpanId,
   SPAN_STATUSES,
   type SpanEventRecord,
   type SpanRecord,
   type SpanStatus,
-  spanDurationMs,
-  subtreeOf,
 } from './tracing/span-record.js';
 export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './tracing/vocabulary.js';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import type { ToolCallView } from './attribution-view.js';
 
 /** Failed calls of one tool that a later identical call (same tool, same arguments) ran fine. */

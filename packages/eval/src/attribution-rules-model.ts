@@ -1,4 +1,5 @@
-import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
+import { SPAN_ATTRIBUTES as A } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import { evidence } from './attribution-evidence.js';
 import { modelLoop, STUCK_REPEATS } from './attribution-loop.js';
 import { callKey } from './attribution-recovery.js';

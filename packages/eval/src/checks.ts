@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError, type RunResult } from '@mh/core';
+import { ConfigError, type RunResult } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type { SessionToolCall } from './checks-input.js';
 
 /** What a check sees of one session (one case, one repeat; every prompt of the case). */

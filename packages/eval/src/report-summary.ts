@@ -1,4 +1,5 @@
-import { percentile, type TokenCounts } from '@mh/core';
+import type { TokenCounts } from '@mh/core';
+import { percentile } from '@mh/core/internal';
 import { LAYERS, type Layer } from './attribution-types.js';
 import { clusterFailures, type FailureCluster } from './cluster.js';
 import type { CaseRun } from './report-types.js';

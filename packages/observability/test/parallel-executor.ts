@@ -1,5 +1,4 @@
 import {
-  AsyncQueue,
   type ToolExecutionContext,
   type ToolExecutor,
   type ToolOutcome,
@@ -7,6 +6,7 @@ import {
   type ToolUseBlock,
   toolResult,
 } from '@mh/core';
+import { AsyncQueue } from '@mh/core/internal';
 
 /** A test tool: gets the arguments and the signal; throwing is a failed call. */
 export type TestTool = (input: unknown, signal: AbortSignal) => Promise<string>;

@@ -1,14 +1,12 @@
 import {
-  assertOptions,
   ConfigError,
-  checkBoundary,
-  fenceBoundaryOf,
   injectionDefenseRule,
   type Message,
   newBoundary,
   type ToolExecutor as ToolExecutorPort,
   type ToolResultBlock,
 } from '@mh/core';
+import { assertOptions, checkBoundary, fenceBoundaryOf } from '@mh/core/internal';
 import { fenceToolResult, SpotlightingExecutor, unfenceToolResult } from '@mh/tools/zod-free';
 
 /** Settings of the prompt-injection defence (`AgentOptions.injectionDefense`). */

@@ -5,7 +5,8 @@ import type {
   PermissionPreview,
   PermissionRequest,
 } from '@mh/core';
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { isPermission } from './validate-tool.js';
 
 /** Asks someone (a terminal prompt, a UI) whether one call may run; true allows it. */

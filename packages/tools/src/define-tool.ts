@@ -1,5 +1,6 @@
 import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type * as z from 'zod';
 import { toolWithSchema } from './tool-with-schema.js';
 import { assertToolFields } from './validate-tool.js';

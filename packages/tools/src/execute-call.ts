@@ -14,9 +14,9 @@ import {
   retry,
   ToolInputError,
   ToolTimeoutError,
-  thrownText,
   toolResult,
 } from '@mh/core';
+import { thrownText } from '@mh/core/internal';
 import { runAttempt } from './run-attempt.js';
 import { normalizeOutput } from './tool-output.js';
 import type { ToolRegistry } from './tool-registry.js';

@@ -1,12 +1,11 @@
 import {
   ConfigError,
-  canonicalJson,
   type ToolOutcome,
   type ToolUseBlock,
   toolResultText,
-  trimToolResult,
   unfenceUntrusted,
 } from '@mh/core';
+import { canonicalJson, trimToolResult } from '@mh/core/internal';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';

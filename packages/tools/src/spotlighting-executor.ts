@@ -1,8 +1,5 @@
 import {
-  assertOptions,
   ConfigError,
-  canonicalJson,
-  checkBoundary,
   fenceUntrusted,
   previewToolCall,
   type ToolCallHooks,
@@ -17,6 +14,7 @@ import {
   unfenceUntrusted,
   withoutBoundary,
 } from '@mh/core';
+import { assertOptions, canonicalJson, checkBoundary } from '@mh/core/internal';
 
 /** Outcomes whose content a tool produced; the others are the executor's own messages. */
 const FENCED_STATUSES: ReadonlySet<ToolCallStatus> = new Set(['ok', 'error']);

@@ -1,5 +1,6 @@
 import type { Clock, ToolUseBlock } from '@mh/core';
-import { ConfigError, MAX_TIMEOUT_MS } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { MAX_TIMEOUT_MS } from '@mh/core/internal';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';

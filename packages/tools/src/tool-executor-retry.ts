@@ -1,5 +1,6 @@
 import type { BackoffOptions } from '@mh/core';
-import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { isTransientError } from './transient-error.js';
 
 /** Retry settings for idempotent tools; other tools are never retried. */

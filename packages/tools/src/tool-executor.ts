@@ -10,7 +10,8 @@ import type {
   ToolSpec,
   ToolUseBlock,
 } from '@mh/core';
-import { AsyncQueue, assertOptions, ConfigError, systemClock } from '@mh/core';
+import { ConfigError, systemClock } from '@mh/core';
+import { AsyncQueue, assertOptions } from '@mh/core/internal';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';

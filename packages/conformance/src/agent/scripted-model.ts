@@ -7,7 +7,8 @@ import type {
   ToolUseBlock,
   Usage,
 } from '@mh/core';
-import { CancelledError, estimateRequestTokens, messageText, toolResultsOf } from '@mh/core';
+import { CancelledError, messageText, toolResultsOf } from '@mh/core';
+import { estimateRequestTokens } from '@mh/core/internal';
 
 /** A tool call the scripted model makes: which tool, and whether the call waits until aborted. */
 export interface PlannedCall {
