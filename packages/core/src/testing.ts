@@ -1,8 +1,9 @@
 /**
  * The shared test kit of mini-harness (`@mh/core/testing`): a clock that moves only when told to,
- * a scripted provider, a stub tool executor and `collect`. For tests; nothing here is used by a run.
+ * a scripted provider, a stub tool executor, `collect` and `fieldOf`. For tests; nothing here is used by a run.
  */
 export { collect } from './testing/collect.js';
+export { fieldOf } from './testing/field-of.js';
 export { ManualClock } from './testing/manual-clock.js';
 export {
   type Script,

@@ -40,7 +40,9 @@ export class TimedProvider implements Provider {
 
   async *#play(turn: TimedTurn): AsyncGenerator<StreamEvent> {
     if (turn.error) throw turn.error;
-    const events = scriptedEvents(turn);
+    // The broken attempt is timed here, so the scripted events are those of the turn alone.
+    const { reset: _reset, ...scripted } = turn;
+    const events = scriptedEvents(scripted);
     let first = true;
     if (turn.reset) {
       this.#clock?.advance(turn.firstChunkMs ?? 0);

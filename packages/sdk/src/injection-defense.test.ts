@@ -1,4 +1,5 @@
-import { ConfigError, toolResultText, unfenceUntrusted } from '@mh/core';
+import { toolResultText, unfenceUntrusted } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { scripted } from '@mh/providers';
 import { defineTool } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
@@ -91,15 +92,18 @@ describe('Agent injection defence', () => {
   });
 
   it('rejects a bad setting with a ConfigError naming the field', () => {
-    const fieldOf = (injectionDefense: unknown): string | undefined => {
-      try {
-        new Agent({ provider: script(), model: 'm', tools: [readNote], injectionDefense } as never);
-      } catch (error) {
-        return ConfigError.isInstance(error) ? error.field : undefined;
-      }
-    };
-    expect(fieldOf('yes')).toBe('injectionDefense');
-    expect(fieldOf({ boundary: 'short' })).toBe('injectionDefense.boundary');
-    expect(fieldOf({ seed: 1 })).toBe('injectionDefense.seed');
+    const settingField = (injectionDefense: unknown): string | undefined =>
+      fieldOf(
+        () =>
+          new Agent({
+            provider: script(),
+            model: 'm',
+            tools: [readNote],
+            injectionDefense,
+          } as never),
+      );
+    expect(settingField('yes')).toBe('injectionDefense');
+    expect(settingField({ boundary: 'short' })).toBe('injectionDefense.boundary');
+    expect(settingField({ seed: 1 })).toBe('injectionDefense.seed');
   });
 });

@@ -1,5 +1,6 @@
 import type { Clock, PermissionRequest, Tool, ToolOutcome, ToolUseBlock } from '@mh/core';
 import { ConfigError, toolResultText } from '@mh/core';
+import { collect, fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -10,14 +11,12 @@ function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBl
   return { type: 'tool_use', id, name, input };
 }
 
-async function collect(
+function executeAll(
   executor: ToolExecutor,
   calls: readonly ToolUseBlock[],
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ToolOutcome[]> {
-  const outcomes: ToolOutcome[] = [];
-  for await (const outcome of executor.execute(calls, { signal })) outcomes.push(outcome);
-  return outcomes;
+  return collect(executor.execute(calls, { signal }));
 }
 
 function textOf(outcome: ToolOutcome | undefined): string {
@@ -64,7 +63,7 @@ function recordingTool(
 describe('ToolExecutor', () => {
   it('runs a read tool and yields an ok outcome with its text', async () => {
     const executor = new ToolExecutor({ tools: [echo] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'hi' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'hi' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.result.isError).toBe(false);
     expect(outcome?.attempts).toBe(1);
@@ -81,7 +80,7 @@ describe('ToolExecutor', () => {
   it('answers an unknown tool with the list of available tools', async () => {
     const log: string[] = [];
     const executor = new ToolExecutor({ tools: [echo, recordingTool('slow', 'read', 1, log)] });
-    const [outcome] = await collect(executor, [call('foo')]);
+    const [outcome] = await executeAll(executor, [call('foo')]);
     expect(outcome?.status).toBe('unknown-tool');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('Unknown tool: foo. Available tools: echo, slow');
@@ -92,7 +91,7 @@ describe('ToolExecutor', () => {
     const tool = defineTool({ ...echoDefinition(), run: () => String(++runs) });
     const executor = new ToolExecutor({ tools: [tool] });
     const broken: ToolUseBlock = { ...call('echo'), rawInput: '{"text": "hi' };
-    const [outcome] = await collect(executor, [broken]);
+    const [outcome] = await executeAll(executor, [broken]);
     expect(outcome?.status).toBe('invalid-arguments');
     expect(textOf(outcome)).toMatch(/^Invalid arguments: could not parse JSON arguments: .+/);
     expect(textOf(outcome)).toContain('{"text": "hi');
@@ -109,7 +108,7 @@ describe('ToolExecutor', () => {
       run: () => String(++runs),
     });
     const executor = new ToolExecutor({ tools: [tool] });
-    const [outcome] = await collect(executor, [call('add', { a: 'one', b: 2 })]);
+    const [outcome] = await executeAll(executor, [call('add', { a: 'one', b: 2 })]);
     expect(outcome?.status).toBe('invalid-arguments');
     expect(textOf(outcome)).toBe('Invalid arguments: a: expected number, received string');
     expect(runs).toBe(0);
@@ -118,7 +117,7 @@ describe('ToolExecutor', () => {
   it('denies a write tool that was not granted, with a readable sentence', async () => {
     const log: string[] = [];
     const executor = new ToolExecutor({ tools: [recordingTool('write_file', 'write', 1, log)] });
-    const [outcome] = await collect(executor, [call('write_file')]);
+    const [outcome] = await executeAll(executor, [call('write_file')]);
     expect(outcome?.status).toBe('denied');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe(
@@ -133,7 +132,7 @@ describe('ToolExecutor', () => {
       tools: [recordingTool('write_file', 'write', 1, log)],
       grants: ['write'],
     });
-    const [outcome] = await collect(executor, [call('write_file')]);
+    const [outcome] = await executeAll(executor, [call('write_file')]);
     expect(outcome?.status).toBe('ok');
     expect(log).toEqual(['start write_file', 'end write_file']);
   });
@@ -148,7 +147,7 @@ describe('ToolExecutor', () => {
         return true;
       },
     });
-    const [outcome] = await collect(executor, [call('shell', {}, 'c7')]);
+    const [outcome] = await executeAll(executor, [call('shell', {}, 'c7')]);
     expect(outcome?.status).toBe('ok');
     expect(requests).toEqual([{ toolName: 'shell', permission: 'exec', input: {}, callId: 'c7' }]);
   });
@@ -159,7 +158,7 @@ describe('ToolExecutor', () => {
       tools: [recordingTool('shell', 'exec', 1, log)],
       approve: () => false,
     });
-    const [outcome] = await collect(executor, [call('shell')]);
+    const [outcome] = await executeAll(executor, [call('shell')]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toBe("Permission denied: shell needs 'exec' permission (not approved)");
     expect(log).toEqual([]);
@@ -170,7 +169,7 @@ describe('ToolExecutor', () => {
       tools: [echo],
       policy: { check: () => ({ allow: false, reason: 'read-only mode is off' }) },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toContain('(read-only mode is off)');
   });
@@ -184,7 +183,7 @@ describe('ToolExecutor', () => {
         },
       },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toContain('prompt closed');
   });
@@ -227,7 +226,7 @@ describe('ToolExecutor', () => {
     });
     const executor = new ToolExecutor({ tools: [hang] });
     const started = Date.now();
-    const [outcome] = await collect(executor, [call('hang')]);
+    const [outcome] = await executeAll(executor, [call('hang')]);
     // The tool never settles: without the timeout this would hang; 10 s leaves room for load.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(outcome?.status).toBe('timeout');
@@ -240,7 +239,7 @@ describe('ToolExecutor', () => {
     const executor = new ToolExecutor({
       tools: [recordingTool('r1', 'read', 200, log), recordingTool('r2', 'read', 200, log)],
     });
-    const outcomes = await collect(executor, [call('r1'), call('r2')]);
+    const outcomes = await executeAll(executor, [call('r1'), call('r2')]);
     expect(outcomes).toHaveLength(2);
     // Both started before either ended: the overlap itself, independent of machine load (a
     // wall-clock ceiling here failed whenever a loaded machine stalled for 150 ms).
@@ -257,7 +256,7 @@ describe('ToolExecutor', () => {
       ],
       grants: ['write', 'exec'],
     });
-    await collect(executor, [call('w1'), call('w2'), call('w3')]);
+    await executeAll(executor, [call('w1'), call('w2'), call('w3')]);
     expect(log).toEqual(['start w1', 'end w1', 'start w2', 'end w2', 'start w3', 'end w3']);
   });
 
@@ -272,7 +271,7 @@ describe('ToolExecutor', () => {
       ],
       grants: ['write'],
     });
-    await collect(executor, [call('r1'), call('r2'), call('w'), call('r3')]);
+    await executeAll(executor, [call('r1'), call('r2'), call('w'), call('r3')]);
     expect(log.slice(0, 2).sort()).toEqual(['start r1', 'start r2']);
     expect(log.slice(4)).toEqual(['start w', 'end w', 'start r3', 'end r3']);
   });
@@ -282,7 +281,7 @@ describe('ToolExecutor', () => {
     const executor = new ToolExecutor({
       tools: [recordingTool('slow', 'read', 80, log), recordingTool('fast', 'read', 1, log)],
     });
-    const outcomes = await collect(executor, [call('slow'), call('fast')]);
+    const outcomes = await executeAll(executor, [call('slow'), call('fast')]);
     expect(outcomes.map((outcome) => outcome.call.name)).toEqual(['fast', 'slow']);
   });
 
@@ -294,7 +293,7 @@ describe('ToolExecutor', () => {
       },
     });
     const executor = new ToolExecutor({ tools: [boom] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('disk on fire');
@@ -306,7 +305,7 @@ describe('ToolExecutor', () => {
       run: () => ({ content: [{ type: 'text', text: 'not found' }], isError: true }),
     });
     const executor = new ToolExecutor({ tools: [soft] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('not found');
@@ -325,7 +324,7 @@ describe('ToolExecutor', () => {
     });
     const clock = instantClock();
     const executor = new ToolExecutor({ tools: [flaky], clock, retry: { baseMs: 100 } });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(3);
     expect(clock.sleeps).toHaveLength(2);
@@ -341,7 +340,7 @@ describe('ToolExecutor', () => {
       },
     });
     const executor = new ToolExecutor({ tools: [flaky], clock: instantClock() });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(runs).toBe(1);
   });
@@ -357,7 +356,7 @@ describe('ToolExecutor', () => {
       },
     });
     const executor = new ToolExecutor({ tools: [broken], clock: instantClock() });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.attempts).toBe(1);
     expect(runs).toBe(1);
   });
@@ -377,7 +376,7 @@ describe('ToolExecutor', () => {
       clock: instantClock(),
       retry: { maxAttempts: 4 },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.attempts).toBe(4);
     expect(runs).toBe(4);
@@ -399,7 +398,7 @@ describe('ToolExecutor', () => {
       clock: instantClock(),
       retry: { isTransient: (error) => error instanceof Error && error.message.includes('503') },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(2);
   });
@@ -416,7 +415,7 @@ describe('ToolExecutor', () => {
       },
     });
     const executor = new ToolExecutor({ tools: [slowOnce], retry: { baseMs: 1 } });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(2);
   });
@@ -425,7 +424,7 @@ describe('ToolExecutor', () => {
     const text = `HEAD${'x'.repeat(1_000)}TAIL`;
     const big = defineTool({ ...echoDefinition(), run: () => text });
     const executor = new ToolExecutor({ tools: [big], maxResultChars: 100 });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await executeAll(executor, [call('echo', { text: 'x' })]);
     const result = textOf(outcome);
     expect(result.length).toBeLessThanOrEqual(100);
     expect(result.startsWith('HEAD')).toBe(true);
@@ -558,13 +557,4 @@ function echoDefinition(): ToolDefinition<z.ZodObject<{ text: z.ZodString }>> {
     permission: 'read',
     run: ({ text }) => text,
   };
-}
-
-function fieldOf(create: () => unknown): string | undefined {
-  try {
-    create();
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : undefined;
-  }
-  return undefined;
 }

@@ -53,7 +53,7 @@ describe('runLoop spans', () => {
     expect(new Set(records.map((record) => record.traceId)).size).toBe(1);
     expect(run.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.provider.name': 'script',
+      'gen_ai.provider.name': 'scripted',
       'gen_ai.request.model': 'test-model',
       'mh.run.status': 'completed',
       'mh.turns': 2,

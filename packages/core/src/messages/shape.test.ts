@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
+import { fieldOf } from '../testing/field-of.js';
 import { validateHistory } from './history.js';
 import { assertMessages } from './shape.js';
 
-function fieldOf(value: unknown): string | undefined {
-  try {
-    assertMessages(value);
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : 'not a ConfigError';
-  }
-  return undefined;
+function problemField(value: unknown): string | undefined {
+  return fieldOf(() => assertMessages(value));
 }
 
 describe('assertMessages', () => {
   it('accepts well-formed messages of every block type', () => {
     expect(
-      fieldOf([
+      problemField([
         {
           id: 'u',
           role: 'user',
@@ -49,11 +45,11 @@ describe('assertMessages', () => {
   });
 
   it('names the history when it is not an array', () => {
-    expect(fieldOf({})).toBe('history');
+    expect(problemField({})).toBe('history');
   });
 
   it('names a bad role', () => {
-    expect(fieldOf([{ id: 'x', role: 'system', content: [] }])).toBe('history[0].role');
+    expect(problemField([{ id: 'x', role: 'system', content: [] }])).toBe('history[0].role');
   });
 
   it('names a block field deep inside a tool result', () => {
@@ -76,11 +72,11 @@ describe('assertMessages', () => {
         ],
       },
     ];
-    expect(fieldOf(history)).toBe('history[1].content[0].content[0].text');
+    expect(problemField(history)).toBe('history[1].content[0].content[0].text');
   });
 
   it('names an unknown block type', () => {
-    expect(fieldOf([{ id: 'u', role: 'user', content: [{ type: 'video' }] }])).toBe(
+    expect(problemField([{ id: 'u', role: 'user', content: [{ type: 'video' }] }])).toBe(
       'history[0].content[0].type',
     );
   });

@@ -67,4 +67,24 @@ describe('ScriptedProvider', () => {
     controller.abort();
     await expect(pending).rejects.toSatisfy((error) => CancelledError.isInstance(error));
   });
+
+  it('streams a broken first attempt and a stream-reset before a turn with reset', async () => {
+    const provider = new ScriptedProvider([
+      { text: 'Hello.', reset: { text: 'Hel', reason: 'overloaded', usage: { inputTokens: 5 } } },
+    ]);
+    const events = await collect(provider.stream(request));
+    expect(events.slice(0, 4).map((event) => event.type)).toEqual([
+      'message-start',
+      'text-delta',
+      'stream-reset',
+      'message-start',
+    ]);
+    expect(events[2]).toEqual({
+      type: 'stream-reset',
+      attempt: 2,
+      reason: 'overloaded',
+      usage: { inputTokens: 5, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'message-end', stopReason: 'end' });
+  });
 });

@@ -51,6 +51,18 @@ export interface ScriptedTurn {
   readonly omitEnd?: boolean;
   /** How many events precede `error`, `hang` or `omitEnd`. */
   readonly eventsBeforeStop?: number;
+  /**
+   * A broken first attempt, streamed before the turn: `message-start`, its text, then a
+   * `stream-reset` (attempt 2) as a retrying provider sends when it replaced the attempt.
+   */
+  readonly reset?: {
+    /** Text the broken attempt streamed. */
+    readonly text: string;
+    /** Why the attempt was discarded. */
+    readonly reason: string;
+    /** Tokens the broken attempt used; missing fields are 0. */
+    readonly usage?: Partial<Usage>;
+  };
 }
 
 /** A script: a list of turns played in order, or a function of the request number (0-based). */
@@ -69,18 +81,24 @@ export function scriptedEvents(turn: ScriptedTurn): StreamEvent[] {
     input: call.rawInput === undefined ? (call.input ?? {}) : {},
     ...(call.rawInput === undefined ? {} : { rawInput: call.rawInput }),
   }));
-  const usage: Usage = {
-    inputTokens: turn.usage?.inputTokens ?? 0,
-    outputTokens: turn.usage?.outputTokens ?? 0,
-    cacheReadTokens: turn.usage?.cacheReadTokens ?? 0,
-    cacheWriteTokens: turn.usage?.cacheWriteTokens ?? 0,
-  };
+  const usage = usageOf(turn.usage);
   const content: ContentBlock[] = [];
   const fullText = deltas.join('');
   if (fullText.length > 0) content.push({ type: 'text', text: fullText });
   for (const call of calls) content.push({ type: 'tool_use', ...call });
   const message: Message = { id: newMessageId('msg'), role: 'assistant', content };
-  const events: StreamEvent[] = [{ type: 'message-start', id: message.id, model: turn.model }];
+  const events: StreamEvent[] = [];
+  if (turn.reset !== undefined) {
+    events.push({ type: 'message-start', id: `${message.id}-attempt-1`, model: turn.model });
+    events.push({ type: 'text-delta', text: turn.reset.text });
+    events.push({
+      type: 'stream-reset',
+      attempt: 2,
+      reason: turn.reset.reason,
+      usage: usageOf(turn.reset.usage),
+    });
+  }
+  events.push({ type: 'message-start', id: message.id, model: turn.model });
   for (const text of deltas) events.push({ type: 'text-delta', text });
   for (const call of calls) {
     events.push({ type: 'tool-call-start', id: call.id, name: call.name });
@@ -100,6 +118,15 @@ export function scriptedEvents(turn: ScriptedTurn): StreamEvent[] {
     model: turn.model,
   });
   return events;
+}
+
+function usageOf(partial: Partial<Usage> | undefined): Usage {
+  return {
+    inputTokens: partial?.inputTokens ?? 0,
+    outputTokens: partial?.outputTokens ?? 0,
+    cacheReadTokens: partial?.cacheReadTokens ?? 0,
+    cacheWriteTokens: partial?.cacheWriteTokens ?? 0,
+  };
 }
 
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -126,7 +153,7 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
  */
 export class ScriptedProvider implements Provider {
   /** Provider name, as spans and errors report it. */
-  readonly name = 'script';
+  readonly name = 'scripted';
   /** Every request received, in order. */
   readonly requests: ModelRequest[] = [];
   /** Events handed out so far, over all streams (counted as each is yielded). */
