@@ -3,7 +3,6 @@
 // the harness changes. Seeded by repeat: a few repeats misbehave on purpose (a flaky answer, a
 // rate limit), so the report has something to attribute.
 import {
-  estimateRequestTokens,
   estimateTokens,
   type Message,
   type ModelRequest,
@@ -12,6 +11,7 @@ import {
   toolResultText,
   unfenceUntrusted,
 } from '@mh/core';
+import { estimateRequestTokens } from '@mh/core/internal';
 import { type ScriptedProvider, type ScriptedTurn, scripted } from '@mh/providers';
 
 /** The model id the demo reports (priced in `DEMO_PRICING`). */

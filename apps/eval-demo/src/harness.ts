@@ -1,5 +1,4 @@
 import {
-  estimateMessageTokens,
   estimateTokens,
   type InMemoryTracer,
   type Provider,
@@ -8,6 +7,7 @@ import {
   type SummaryRequest,
   type ToolExecutor,
 } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { Agent, PricingTable } from '@mh/sdk';
 import { DEMO_MODEL } from './demo-model.js';
 import { demoSystem, demoTools, type HarnessVersion } from './demo-tools.js';

@@ -1,28 +1,27 @@
-export { AsyncQueue } from './async-queue.js';
-export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './backoff.js';
-export { canonicalJson } from './canonical-json.js';
-export { type Clock, systemClock } from './clock.js';
+/**
+ * `@mh/core`: the spec of mini-harness. What a user or an adapter author needs, and nothing else;
+ * what only sibling packages use is in `@mh/core/internal`, the shared test kit in `@mh/core/testing`.
+ */
+
+// Keeping a conversation inside its context window.
 export {
-  type CompactionContext,
-  type CompactionOutcome,
-  Compactor,
-  type CompactorDeps,
-} from './compaction.js';
-export { findCut } from './compaction-cut.js';
-export {
-  type CompactionOptions,
-  MIN_OLD_SEGMENT_RATIO,
-  type ResolvedCompaction,
-  resolveCompaction,
-} from './compaction-options.js';
+  ContextMeter,
+  type ContextMeterState,
+  type ContextSize,
+} from './compaction/context-meter.js';
+export type { CompactionOptions } from './compaction/options.js';
 export {
   applyCompactionPatch,
   type CompactionPatch,
   compactionPatches,
-} from './compaction-patch.js';
-export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction-record.js';
-export { assertCollaborators, assertImplements, assertOptions } from './config-checks.js';
-export { ContextMeter, type ContextMeterState, type ContextSize } from './context-meter.js';
+} from './compaction/patch.js';
+export {
+  type ProviderSummarizerOptions,
+  providerSummarizer,
+} from './compaction/provider-summarizer.js';
+export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction/record.js';
+export { SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './compaction/summary-prompt.js';
+// The error hierarchy; callers switch on `isInstance` and structured fields.
 export {
   CancelledError,
   ConfigError,
@@ -43,40 +42,29 @@ export {
   ToolInputError,
   ToolTimeoutError,
 } from './errors.js';
+// The agent loop, its options, limits and results.
+export type { Limits } from './loop/limits.js';
+export type { CommittedTurn, LoopHooks, LoopOptions } from './loop/options.js';
+export { runLoop } from './loop/run-loop.js';
+export {
+  type AgentEvent,
+  RUN_STATUSES,
+  type RunResult,
+  type RunStatus,
+} from './loop/run-result.js';
+// Messages, the pairing invariant and its repair, token estimates, usage, untrusted-data fences.
 export {
   type HistoryRepair,
   type HistoryViolation,
-  interruptedResultText,
   type RepairKind,
   type RepairOptions,
   type RepairResult,
-  ROLE_BLOCKS,
   repairHistory,
   VIOLATION_KINDS,
   type ViolationKind,
   validateHistory,
-} from './history.js';
-export { extractIdentifiers } from './identifiers.js';
-export {
-  InMemoryTracer,
-  type InMemoryTracerOptions,
-} from './in-memory-tracer.js';
-export {
-  assertTimerMs,
-  DEFAULT_MAX_TURNS,
-  type Limits,
-  MAX_TIMEOUT_MS,
-  RepeatedCallCounter,
-  validateLimits,
-} from './limits.js';
-export { runLoop } from './loop.js';
-export {
-  type CommittedTurn,
-  checkSampling,
-  type LoopHooks,
-  type LoopOptions,
-} from './loop-options.js';
-export { assertMessages } from './message-shape.js';
+} from './messages/history.js';
+export { extractIdentifiers } from './messages/identifiers.js';
 export {
   type ContentBlock,
   type ImageBlock,
@@ -95,23 +83,20 @@ export {
   toolResultText,
   toolUsesOf,
   userMessage,
-} from './messages.js';
+} from './messages/message.js';
+export { estimateTokens } from './messages/tokens.js';
 export {
-  type LatencyMetrics,
-  metricsFromSpans,
-  type SpanMetrics,
-  type TokenCounts,
-} from './metrics-from-spans.js';
-export { lookupModel } from './model-lookup.js';
-export { defaultModels, type ModelInfo, ModelTable } from './model-table.js';
+  fenceUntrusted,
+  injectionDefenseRule,
+  newBoundary,
+  unfenceUntrusted,
+  withoutBoundary,
+} from './messages/untrusted-data.js';
+export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './messages/usage.js';
+// The ports: what a provider, tool executor, session store, tracer, summariser or clock implements.
 export { type PartialJson, PartialJsonError, parsePartialJson } from './output/partial-json.js';
-export {
-  STRICT_LIMITS,
-  type StrictSchema,
-  toStrictSchema,
-} from './output/strict-schema.js';
-export { percentile } from './percentile.js';
-export { costOf, defaultPricing, type ModelPrice, PricingTable } from './pricing.js';
+export { STRICT_LIMITS, type StrictSchema, toStrictSchema } from './output/strict-schema.js';
+export { type Clock, systemClock } from './ports/clock.js';
 export {
   type JsonSchema,
   type ModelRequest,
@@ -122,9 +107,7 @@ export {
   type StreamEvent,
   type StreamOptions,
   type ToolSpec,
-} from './provider.js';
-export { type ProviderSummarizerOptions, providerSummarizer } from './provider-summarizer.js';
-export { type AgentEvent, RUN_STATUSES, type RunResult, type RunStatus } from './run-result.js';
+} from './ports/provider.js';
 export {
   type BranchInfo,
   type Checkpoint,
@@ -136,28 +119,8 @@ export {
   type SessionState,
   type SessionStore,
   type ToolCallJournalEntry,
-} from './session-store.js';
-export { errorKind, recordFailure } from './span-failure.js';
-export {
-  childrenBySpanId,
-  SPAN_STATUSES,
-  type SpanEventRecord,
-  type SpanRecord,
-  type SpanStatus,
-  spanDurationMs,
-  subtreeOf,
-} from './span-record.js';
-export type { Summarizer, Summary, SummaryRequest } from './summarizer.js';
-export { renderTranscript, SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './summary-prompt.js';
-export { isErrorObject, thrownKind, thrownMessage, thrownText } from './thrown-text.js';
-export {
-  estimateBlockTokens,
-  estimateMessageTokens,
-  estimateRequestTokens,
-  estimateTokens,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-} from './tokens.js';
+} from './ports/session-store.js';
+export type { Summarizer, Summary, SummaryRequest } from './ports/summarizer.js';
 export {
   type ParseResult,
   PERMISSIONS,
@@ -181,25 +144,31 @@ export {
   type ToolRunContext,
   type ToolSchema,
   toolSpec,
-} from './tool.js';
-export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './trace-vocabulary.js';
+} from './ports/tool.js';
 export {
   type Attributes,
   type AttributeValue,
-  noopTracer,
   SPAN_NAMES,
   type Span,
   type SpanOptions,
   type Tracer,
-} from './tracer.js';
-export { TRIM_MARKER_PREFIX, trimMessage, trimText, trimToolResult } from './trim.js';
+} from './ports/tracer.js';
+// Model prices (USD per million tokens) and the pricing table runs charge by.
+export { defaultPricing, type ModelPrice, PricingTable } from './pricing/prices.js';
+// Retry with backoff, for adapters that call the network.
+export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './support/backoff.js';
+// Spans in memory, the span vocabulary, and metrics computed from spans.
+export { InMemoryTracer, type InMemoryTracerOptions } from './tracing/in-memory-tracer.js';
 export {
-  checkBoundary,
-  fenceBoundaryOf,
-  fenceUntrusted,
-  injectionDefenseRule,
-  newBoundary,
-  unfenceUntrusted,
-  withoutBoundary,
-} from './untrusted-data.js';
-export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './usage.js';
+  type LatencyMetrics,
+  metricsFromSpans,
+  type SpanMetrics,
+  type TokenCounts,
+} from './tracing/metrics-from-spans.js';
+export {
+  SPAN_STATUSES,
+  type SpanEventRecord,
+  type SpanRecord,
+  type SpanStatus,
+} from './tracing/span-record.js';
+export { GEN_AI_OPERATIONS, SPAN_ATTRIBUTES, SPAN_EVENTS } from './tracing/vocabulary.js';

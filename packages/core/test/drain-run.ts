@@ -1,6 +1,6 @@
-import { runLoop } from '../src/loop.js';
-import type { LoopOptions } from '../src/loop-options.js';
-import type { AgentEvent, RunResult } from '../src/run-result.js';
+import type { LoopOptions } from '../src/loop/options.js';
+import { runLoop } from '../src/loop/run-loop.js';
+import type { AgentEvent, RunResult } from '../src/loop/run-result.js';
 
 /** What a drained run produced. */
 export interface DrainedRun {

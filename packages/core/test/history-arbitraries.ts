@@ -7,7 +7,7 @@ import type {
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
-} from '../src/messages.js';
+} from '../src/messages/message.js';
 
 /**
  * What a block is, as the generator knows it: a genuine call or result of the valid conversation,

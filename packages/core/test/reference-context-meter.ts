@@ -1,8 +1,8 @@
-import type { ContextMeterState } from '../src/context-meter.js';
-import type { Message } from '../src/messages.js';
-import type { ModelRequest } from '../src/provider.js';
-import { estimateMessageTokens, estimateRequestTokens } from '../src/tokens.js';
-import { promptTokens, type Usage } from '../src/usage.js';
+import type { ContextMeterState } from '../src/compaction/context-meter.js';
+import type { Message } from '../src/messages/message.js';
+import { estimateMessageTokens, estimateRequestTokens } from '../src/messages/tokens.js';
+import { promptTokens, type Usage } from '../src/messages/usage.js';
+import type { ModelRequest } from '../src/ports/provider.js';
 
 /**
  * The context meter as it was before it became incremental: every request estimated from scratch.

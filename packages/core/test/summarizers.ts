@@ -1,4 +1,4 @@
-import type { Summarizer, SummaryRequest } from '../src/summarizer.js';
+import type { Summarizer, SummaryRequest } from '../src/ports/summarizer.js';
 
 /**
  * A summariser that always answers `text` (900 tokens in, `outputTokens` out) and records each

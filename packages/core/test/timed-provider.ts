@@ -1,7 +1,7 @@
-import type { ModelRequest, Provider, StreamEvent } from '../src/provider.js';
-import type { Usage } from '../src/usage.js';
-import type { ManualClock } from './manual-clock.js';
-import { type ScriptedTurn, scriptedEvents } from './script-provider.js';
+import type { Usage } from '../src/messages/usage.js';
+import type { ModelRequest, Provider, StreamEvent } from '../src/ports/provider.js';
+import type { ManualClock } from '../src/testing/manual-clock.js';
+import { type ScriptedTurn, scriptedEvents } from '../src/testing/scripted-provider.js';
 
 /** One model call of a `TimedProvider`: a scripted turn plus timing and an optional retry. */
 export interface TimedTurn
@@ -40,7 +40,9 @@ export class TimedProvider implements Provider {
 
   async *#play(turn: TimedTurn): AsyncGenerator<StreamEvent> {
     if (turn.error) throw turn.error;
-    const events = scriptedEvents(turn);
+    // The broken attempt is timed here, so the scripted events are those of the turn alone.
+    const { reset: _reset, ...scripted } = turn;
+    const events = scriptedEvents(scripted);
     let first = true;
     if (turn.reset) {
       this.#clock?.advance(turn.firstChunkMs ?? 0);

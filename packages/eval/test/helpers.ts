@@ -1,18 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type {
-  Message,
-  ModelRequest,
-  Provider,
-  StreamEvent,
-  ToolExecutionContext,
-  ToolExecutor,
-  ToolOutcome,
-  ToolUseBlock,
-  Usage,
+import {
+  type Message,
+  type ModelRequest,
+  type Provider,
+  type StreamEvent,
+  type ToolExecutionContext,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolUseBlock,
+  toolResult,
+  type Usage,
 } from '@mh/core';
-import { toolResult } from '@mh/core';
 import { afterEach } from 'vitest';
 
 const made: string[] = [];

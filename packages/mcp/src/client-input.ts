@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type { HttpServerParams } from './http-server-params.js';
 import type { StdioServerParams } from './stdio-server-params.js';
 import { sanitizeNamePart } from './tool-name.js';

@@ -1,15 +1,7 @@
-import { ConfigError, McpProtocolError } from '@mh/core';
+import { McpProtocolError } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { McpClient } from './mcp-client.js';
-
-function field(make: () => unknown): string | undefined {
-  try {
-    make();
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : `not a ConfigError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('McpClient construction', () => {
   it('tells a URL from a command', () => {
@@ -18,27 +10,29 @@ describe('McpClient construction', () => {
   });
 
   it('rejects bad input with ConfigError naming the field', () => {
-    expect(field(() => new McpClient('', { command: 'x' }))).toBe('name');
-    expect(field(() => new McpClient('a', { url: 'ftp://host/mcp' }))).toBe('params.url');
-    expect(field(() => new McpClient('a', { url: 'not a url' }))).toBe('params.url');
-    expect(field(() => new McpClient('a', { url: 'http://h/', command: 'x' } as never))).toBe(
+    expect(fieldOf(() => new McpClient('', { command: 'x' }))).toBe('name');
+    expect(fieldOf(() => new McpClient('a', { url: 'ftp://host/mcp' }))).toBe('params.url');
+    expect(fieldOf(() => new McpClient('a', { url: 'not a url' }))).toBe('params.url');
+    expect(fieldOf(() => new McpClient('a', { url: 'http://h/', command: 'x' } as never))).toBe(
       'params.command',
     );
     expect(
-      field(() => new McpClient('a', { url: 'http://h/', headers: { a: 1 as unknown as string } })),
+      fieldOf(
+        () => new McpClient('a', { url: 'http://h/', headers: { a: 1 as unknown as string } }),
+      ),
     ).toBe('params.headers.a');
-    expect(field(() => new McpClient('a', { command: '' }))).toBe('params.command');
-    expect(field(() => new McpClient('a', { command: 'x' }, { callTimeoutMs: -1 }))).toBe(
+    expect(fieldOf(() => new McpClient('a', { command: '' }))).toBe('params.command');
+    expect(fieldOf(() => new McpClient('a', { command: 'x' }, { callTimeoutMs: -1 }))).toBe(
       'options.callTimeoutMs',
     );
-    expect(field(() => new McpClient('a', { command: 'x' }, { bogus: 1 } as never))).toBe(
+    expect(fieldOf(() => new McpClient('a', { command: 'x' }, { bogus: 1 } as never))).toBe(
       'options.bogus',
     );
   });
 
   it('rejects malformed stdio args, env and cwd with ConfigError naming the field', () => {
     const stdio = (params: object): string | undefined =>
-      field(() => new McpClient('a', { command: 'x', ...params } as never));
+      fieldOf(() => new McpClient('a', { command: 'x', ...params } as never));
     expect(stdio({ args: 'a b' })).toBe('params.args');
     expect(stdio({ args: ['ok', 1] })).toBe('params.args[1]');
     expect(stdio({ env: 'A=1' })).toBe('params.env');
@@ -49,7 +43,7 @@ describe('McpClient construction', () => {
 
   it("rejects a name whose tool names would be ambiguous: '__' or a final '_', as sanitised", () => {
     for (const name of ['a__b', 'a_', 'a..b', 'a.'])
-      expect(field(() => new McpClient(name, { command: 'x' }))).toBe('name');
+      expect(fieldOf(() => new McpClient(name, { command: 'x' }))).toBe('name');
     expect(() => new McpClient('a__b', { command: 'x' })).toThrow(
       "name: expected no '__' and no final '_' (tools are named NAME__TOOL), got \"a__b\"",
     );

@@ -1,4 +1,5 @@
-import { ConfigError, type Tool } from '@mh/core';
+import type { Tool } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { McpCallResult, McpToolInfo } from './mcp-connection.js';
 import { type McpToolSource, registerMcpTools, toolOutput } from './register-mcp-tools.js';
@@ -114,8 +115,7 @@ describe('registerMcpTools input', () => {
   it('rejects a client without listTools() and callTool() with ConfigError naming client', async () => {
     for (const client of [null, {}, { listTools: async () => [] }]) {
       const registry = { register: (): void => {} };
-      const error = await registerMcpTools(registry, client as never).catch((caught) => caught);
-      expect(ConfigError.isInstance(error) ? error.field : error).toBe('client');
+      expect(await fieldOf(() => registerMcpTools(registry, client as never))).toBe('client');
     }
   });
 });

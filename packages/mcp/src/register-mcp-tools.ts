@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError, PERMISSIONS, type Permission, type Tool } from '@mh/core';
+import { ConfigError, PERMISSIONS, type Permission, type Tool } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type { McpToolInfo } from './mcp-connection.js';
 import { mcpPermission, type PermissionFor } from './mcp-permission.js';
 import { type McpToolCaller, type McpToolHandle, mcpTool, toolFingerprint } from './mcp-tool.js';

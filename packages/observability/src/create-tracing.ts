@@ -1,4 +1,5 @@
-import { assertImplements, assertOptions, ConfigError, type SpanRecord } from '@mh/core';
+import { ConfigError, type SpanRecord } from '@mh/core';
+import { assertImplements, assertOptions } from '@mh/core/internal';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,

@@ -1,12 +1,11 @@
 import {
   SPAN_ATTRIBUTES as A,
   ConfigError,
-  childrenBySpanId,
   SPAN_EVENTS,
   SPAN_NAMES,
   type SpanRecord,
-  spanDurationMs,
 } from '@mh/core';
+import { childrenBySpanId, spanDurationMs } from '@mh/core/internal';
 import { formatDuration, formatTokens, formatUsd } from './format.js';
 
 /** Longest error message shown on a line. */

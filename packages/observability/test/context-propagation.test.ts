@@ -1,10 +1,9 @@
+import { ScriptedProvider, StubExecutor } from '@mh/core/testing';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTracing } from '../src/create-tracing.js';
-import { ParallelExecutor } from './parallel-executor.js';
 import { drive } from './run-loop.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const contextManager = new AsyncLocalStorageContextManager();
 
@@ -23,7 +22,7 @@ describe('OtelTracer context propagation', () => {
     trace.setGlobalTracerProvider(tracing.provider);
     const provider = new ScriptedProvider([
       {
-        calls: [
+        toolCalls: [
           { id: 'c1', name: 'fetch_page' },
           { id: 'c2', name: 'fetch_page' },
         ],
@@ -31,7 +30,7 @@ describe('OtelTracer context propagation', () => {
       { text: 'done' },
     ]);
     // Instrumented tool code: it knows nothing of mh, only the global OpenTelemetry API.
-    const tools = new ParallelExecutor({
+    const tools = new StubExecutor({
       fetch_page: async () => {
         const tracer = trace.getTracer('my-http-client');
         return tracer.startActiveSpan('GET /page', async (outer) => {

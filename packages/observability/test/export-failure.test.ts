@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { ScriptedProvider } from '@mh/core/testing';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTracing, type Tracing } from '../src/create-tracing.js';
 import type { ExportFailure } from '../src/export-report.js';
 import { drive } from './run-loop.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 // A telemetry outage must never fail the agent program: flush() and shutdown() resolve with a
 // report, and the failure reaches onExportError, against a real OTLP/HTTP exporter.

@@ -1,12 +1,11 @@
 import { metricsFromSpans, ProviderError, type SpanRecord } from '@mh/core';
+import { ScriptedProvider, StubExecutor } from '@mh/core/testing';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTracing, type Tracing } from '../src/create-tracing.js';
 import { renderTree } from '../src/render-tree.js';
-import { ParallelExecutor } from './parallel-executor.js';
 import { drive } from './run-loop.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,7 +30,8 @@ describe('a traced run with parallel tools', () => {
     const provider = new ScriptedProvider([
       {
         text: 'Looking.',
-        calls: [
+        model: 'claude-sonnet-4-5',
+        toolCalls: [
           { id: 'call_a', name: 'slow', input: { path: 'a' } },
           { id: 'call_b', name: 'fast', input: { path: 'b' } },
         ],
@@ -39,7 +39,7 @@ describe('a traced run with parallel tools', () => {
       },
       { text: 'Done.', usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 1200 } },
     ]);
-    const tools = new ParallelExecutor({
+    const tools = new StubExecutor({
       slow: async () => {
         await sleep(40);
         return 'slow result';
@@ -199,8 +199,8 @@ describe('traced runs that do not simply complete', () => {
 
   it('names the tripped guard on the run span, the tree and the metrics', async () => {
     tracing = createTracing();
-    const provider = new ScriptedProvider([{ calls: [{ id: 'c1', name: 'fast' }] }]);
-    const tools = new ParallelExecutor({ fast: async () => 'ok' });
+    const provider = new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'fast' }] }]);
+    const tools = new StubExecutor({ fast: async () => 'ok' });
     const result = await drive({
       provider,
       tools,
@@ -225,7 +225,7 @@ describe('traced runs that do not simply complete', () => {
     tracing = createTracing();
     const error = new ProviderError('Too many requests', { kind: 'rate-limit', status: 429 });
     const result = await drive({
-      provider: new ScriptedProvider([{ error }]),
+      provider: new ScriptedProvider([{ error, eventsBeforeStop: 0 }]),
       tracer: tracing.tracer,
     });
     expect(result.status).toBe('error');
@@ -247,10 +247,10 @@ describe('traced runs that do not simply complete', () => {
   it('marks a failed tool call and counts it as a tool error', async () => {
     tracing = createTracing();
     const provider = new ScriptedProvider([
-      { calls: [{ id: 'c1', name: 'broken' }] },
+      { toolCalls: [{ id: 'c1', name: 'broken' }] },
       { text: 'Sorry.' },
     ]);
-    const tools = new ParallelExecutor({
+    const tools = new StubExecutor({
       broken: async () => {
         throw new Error('disk full');
       },
@@ -272,7 +272,9 @@ describe('traced runs that do not simply complete', () => {
   it('ends every span of a run cancelled mid-stream, the run marked cancelled', async () => {
     tracing = createTracing();
     const controller = new AbortController();
-    const provider = new ScriptedProvider([{ text: 'Partial', hang: true }]);
+    const provider = new ScriptedProvider([
+      { text: 'Partial', hang: 'until-aborted', eventsBeforeStop: 2 },
+    ]);
     const result = await drive(
       { provider, tracer: tracing.tracer, signal: controller.signal },
       (type) => {
@@ -290,8 +292,8 @@ describe('traced runs that do not simply complete', () => {
   it('ends the tool span of a call cancelled while it runs, under its turn', async () => {
     tracing = createTracing();
     const controller = new AbortController();
-    const provider = new ScriptedProvider([{ calls: [{ id: 'c1', name: 'wait' }] }]);
-    const tools = new ParallelExecutor({
+    const provider = new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'wait' }] }]);
+    const tools = new StubExecutor({
       wait: (_input, signal) =>
         new Promise((_resolve, reject) =>
           signal.addEventListener('abort', () => reject(new Error('aborted'))),

@@ -2,14 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { ProviderError, userMessage } from '@mh/core';
+import { ScriptedProvider, StubExecutor } from '@mh/core/testing';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { InMemorySpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTracing, type Tracing } from '../src/create-tracing.js';
 import { fakeSecrets, plantedText } from './fake-secrets.js';
-import { ParallelExecutor } from './parallel-executor.js';
 import { drive } from './run-loop.js';
-import { ScriptedProvider } from './scripted-provider.js';
 
 const secrets = fakeSecrets();
 /** A secret no pattern knows, masked because the user names it. */
@@ -29,7 +28,7 @@ async function tracedRuns(exporter: SpanExporter): Promise<Tracing> {
   });
   const provider = new ScriptedProvider([
     {
-      calls: [
+      toolCalls: [
         {
           id: 'c1',
           name: 'lookup',
@@ -43,9 +42,10 @@ async function tracedRuns(exporter: SpanExporter): Promise<Tracing> {
       error: new ProviderError(`401 invalid x-api-key ${secrets['anthropic-key']}`, {
         kind: 'auth',
       }),
+      eventsBeforeStop: 0,
     },
   ]);
-  const tools = new ParallelExecutor({
+  const tools = new StubExecutor({
     lookup: async () => `${plantedText(secrets, 'RESULT-MARKER')}\nalso ${KNOWN_SECRET}`,
     leaky: async () => {
       throw new Error(

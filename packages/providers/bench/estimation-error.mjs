@@ -10,12 +10,8 @@
 // Deterministic: no timings, so one run is the result. Errors are (estimate − real) ÷ real.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import {
-  ContextMeter,
-  estimateMessageTokens,
-  estimateRequestTokens,
-  estimateTokens,
-} from '@mh/core';
+import { ContextMeter, estimateTokens } from '@mh/core';
+import { estimateMessageTokens, estimateRequestTokens } from '@mh/core/internal';
 import { streamResponses } from './estimation-streams.mjs';
 
 const cassette = JSON.parse(

@@ -1,6 +1,4 @@
 import {
-  assertOptions,
-  assertTimerMs,
   ConfigError,
   type Message,
   type ModelRequest,
@@ -13,6 +11,7 @@ import {
   toolResultText,
   unfenceUntrusted,
 } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { fakeSummary } from './fake-summary.js';
 import { playEvents, type TurnContent, turnEvents } from './stream-turn.js';
 

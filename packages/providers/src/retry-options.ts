@@ -1,11 +1,5 @@
-import {
-  assertOptions,
-  assertTimerMs,
-  type Clock,
-  ConfigError,
-  type ProviderError,
-  systemClock,
-} from '@mh/core';
+import { type Clock, ConfigError, type ProviderError, systemClock } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryInfo {

@@ -2,7 +2,6 @@ import {
   backoffDelay,
   CancelledError,
   ConfigError,
-  MAX_TIMEOUT_MS,
   type ModelRequest,
   type Provider,
   ProviderError,
@@ -12,6 +11,7 @@ import {
   type StreamOptions,
   type Usage,
 } from '@mh/core';
+import { MAX_TIMEOUT_MS } from '@mh/core/internal';
 import { idleTimeoutError, pullWithin } from './idle-timeout.js';
 import { recordAttempts } from './retry-attempts.js';
 import { type RetrySettings, resolveRetryOptions, type WithRetryOptions } from './retry-options.js';

@@ -1,6 +1,4 @@
 import {
-  assertOptions,
-  assertTimerMs,
   ConfigError,
   type ModelRequest,
   type Provider,
@@ -8,6 +6,7 @@ import {
   type StreamEvent,
   type StreamOptions,
 } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { playEvents, type TurnContent, turnEvents } from './stream-turn.js';
 
 /** One scripted model call: a turn to stream, optionally failing or slow. */

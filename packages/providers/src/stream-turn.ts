@@ -1,7 +1,6 @@
 import {
   CancelledError,
   type ContentBlock,
-  estimateRequestTokens,
   estimateTokens,
   type Message,
   type ModelRequest,
@@ -10,6 +9,7 @@ import {
   type StreamEvent,
   type Usage,
 } from '@mh/core';
+import { estimateRequestTokens } from '@mh/core/internal';
 
 /** One tool call of a scripted or fake assistant turn. */
 export interface TurnToolCall {

@@ -1,5 +1,6 @@
 import { Anthropic } from '@anthropic-ai/sdk';
-import { ConfigError, MAX_TIMEOUT_MS, type Provider, ProviderError, userMessage } from '@mh/core';
+import { ConfigError, type Provider, ProviderError, userMessage } from '@mh/core';
+import { MAX_TIMEOUT_MS } from '@mh/core/internal';
 import { describe, expect, it } from 'vitest';
 import { resolveAnthropicOptions } from './anthropic/anthropic-options.js';
 import { FakeProvider } from './fake-provider.js';

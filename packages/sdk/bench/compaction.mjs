@@ -13,7 +13,8 @@
 // (prompt-cache-model.mjs), with and without the adapter's moving breakpoint on the newest message.
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { estimateMessageTokens, estimateTokens, newMessageId, ProviderError } from '@mh/core';
+import { estimateTokens, newMessageId, ProviderError } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { Agent, defineTool, fake } from '@mh/sdk';
 import { z } from 'zod';
 import { CacheModel, READ_PRICE, WRITE_PRICE } from './prompt-cache-model.mjs';

@@ -1,10 +1,5 @@
-import {
-  type CompactionOptions,
-  ConfigError,
-  ContextMeter,
-  defaultModels,
-  resolveCompaction,
-} from '@mh/core';
+import { type CompactionOptions, ConfigError, ContextMeter } from '@mh/core';
+import { defaultModels, resolveCompaction } from '@mh/core/internal';
 
 /**
  * The loop's compaction options for an agent: `false` turns compaction off; absent turns it on

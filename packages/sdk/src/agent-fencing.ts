@@ -1,14 +1,12 @@
 import {
-  assertOptions,
   ConfigError,
-  checkBoundary,
-  fenceBoundaryOf,
   injectionDefenseRule,
   type Message,
   newBoundary,
   type ToolExecutor,
   type ToolResultBlock,
 } from '@mh/core';
+import { assertOptions, checkBoundary, fenceBoundaryOf } from '@mh/core/internal';
 import { FencingExecutor, fenceToolResult, unfenceToolResult } from '@mh/tools/zod-free';
 
 /** Settings of the fencing of tool results (`AgentOptions.fencing`). */

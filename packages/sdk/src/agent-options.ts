@@ -1,11 +1,7 @@
 import {
-  assertCollaborators,
-  assertMessages,
-  assertOptions,
   type Clock,
   type CompactionOptions,
   ConfigError,
-  checkSampling,
   defaultPricing,
   HarnessError,
   type Limits,
@@ -19,9 +15,15 @@ import {
   type Tool,
   type ToolExecutor,
   type Tracer,
-  validateLimits,
   ZERO_USAGE,
 } from '@mh/core';
+import {
+  assertCollaborators,
+  assertMessages,
+  assertOptions,
+  checkSampling,
+  validateLimits,
+} from '@mh/core/internal';
 import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { FencingOptions } from './agent-fencing.js';
 import type { AgentSession } from './session-binding.js';

@@ -1,6 +1,5 @@
 import {
   type AgentEvent,
-  assertMessages,
   ConfigError,
   type Message,
   newMessageId,
@@ -12,6 +11,7 @@ import {
   toolUsesOf,
   userMessage,
 } from '@mh/core';
+import { assertMessages } from '@mh/core/internal';
 import type { Refence } from './agent-fencing.js';
 import { interruptedOutcomeText, planRecovery, type SessionBinding } from './session-binding.js';
 

@@ -1,6 +1,5 @@
 import {
   type AgentEvent,
-  assertOptions,
   type CompactionOptions,
   ConfigError,
   type ContextMeter,
@@ -12,8 +11,8 @@ import {
   runLoop,
   type SessionState,
   type ToolExecutor,
-  validateLimits,
 } from '@mh/core';
+import { assertOptions, validateLimits } from '@mh/core/internal';
 import { agentCompaction, agentMeter } from './agent-compaction.js';
 import { AgentFencing, type Refence } from './agent-fencing.js';
 import {

@@ -1,11 +1,9 @@
 import {
   applyCompactionPatch,
-  assertOptions,
   type CheckpointMeta,
   type CompactionPatch,
   ConfigError,
   type ContextMeterState,
-  checkBoundary,
   compactionPatches,
   DEFAULT_BRANCH,
   type LoopHooks,
@@ -18,6 +16,7 @@ import {
   toolResult,
   toolUsesOf,
 } from '@mh/core';
+import { assertOptions, checkBoundary } from '@mh/core/internal';
 
 /** Where an agent's conversation persists. */
 export interface AgentSession {

@@ -6,9 +6,9 @@ import {
   type ModelRequest,
   type ToolResultBlock,
   toolResultText,
-  trimToolResult,
   unfenceUntrusted,
 } from '@mh/core';
+import { trimToolResult } from '@mh/core/internal';
 import { type ScriptedProvider, scripted } from '@mh/providers';
 import { openSqliteStore, type SqliteSessionStore } from '@mh/session-sqlite';
 import { defineTool, fenceToolResult, z } from '@mh/tools';

@@ -1,11 +1,11 @@
 import {
-  assertMessages,
   type Checkpoint,
   type CheckpointMeta,
   ConfigError,
   type Message,
   SessionConflictError,
 } from '@mh/core';
+import { assertMessages } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
 import {
   checkpointId,

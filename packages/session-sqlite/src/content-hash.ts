@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type CheckpointMeta, ConfigError, canonicalJson, type Message } from '@mh/core';
+import { type CheckpointMeta, ConfigError, type Message } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 
 /**
  * A message in its stored form: canonical JSON and the sha-256 of it. Plain data (no copy of the

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 import { SqliteThread } from './sqlite-thread.js';
 import { SessionFileError } from './store-errors.js';

@@ -1,5 +1,4 @@
 import {
-  assertOptions,
   type BranchInfo,
   type Checkpoint,
   type CheckpointMeta,
@@ -13,6 +12,7 @@ import {
   type SessionStore,
   type ToolResultBlock,
 } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { checkBranchName } from './branch-ops.js';
 import { prepareTurn } from './commit-turn.js';
 import type { OpArgs, OpResult, StoreOp, StoreRunner } from './store-ops.js';

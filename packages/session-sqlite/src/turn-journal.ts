@@ -1,13 +1,12 @@
 import {
-  assertMessages,
   ConfigError,
-  canonicalJson,
   type Message,
   type PendingTurn,
   SessionConflictError,
   type ToolResultBlock,
   toolUsesOf,
 } from '@mh/core';
+import { assertMessages, canonicalJson } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
 import { toHex } from './content-hash.js';
 import { clearPendingTurn } from './pending-turn-rows.js';

@@ -1,15 +1,10 @@
 import { join } from 'node:path';
 import { ConfigError } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStoreOptions } from '../src/index.js';
 import { openPostgresStore, type PostgresStoreOptions } from '../src/postgres/index.js';
 import { tempDir } from './turns.js';
-
-async function fieldOf(open: () => Promise<unknown>): Promise<string> {
-  const error = await open().catch((caught: unknown) => caught);
-  expect(ConfigError.isInstance(error), String(error)).toBe(true);
-  return (error as ConfigError).field;
-}
 
 describe('openSqliteStore option checks', () => {
   let folder: Awaited<ReturnType<typeof tempDir>>;

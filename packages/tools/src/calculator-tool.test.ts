@@ -1,5 +1,4 @@
-import type { ToolOutcome } from '@mh/core';
-import { toolResultText } from '@mh/core';
+import { type ToolOutcome, toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';

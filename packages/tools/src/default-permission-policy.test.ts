@@ -1,5 +1,4 @@
-import type { Permission, PermissionRequest } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { ConfigError, type Permission, type PermissionRequest } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { defaultPermissionPolicy } from './default-permission-policy.js';
 

@@ -1,11 +1,12 @@
-import type {
-  Permission,
-  PermissionDecision,
-  PermissionPolicy,
-  PermissionPreview,
-  PermissionRequest,
+import {
+  ConfigError,
+  type Permission,
+  type PermissionDecision,
+  type PermissionPolicy,
+  type PermissionPreview,
+  type PermissionRequest,
 } from '@mh/core';
-import { assertOptions, ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { isPermission } from './tool-fields.js';
 
 /** Asks someone (a terminal prompt, a UI) whether one call may run; true allows it. */

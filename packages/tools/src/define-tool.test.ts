@@ -1,5 +1,5 @@
 import type { ToolRunContext } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -18,15 +18,6 @@ function definition(
     run: ({ a, b }) => `${a}${b}`,
     ...overrides,
   } as ToolDefinition<z.ZodObject<{ a: z.ZodNumber; b: z.ZodDefault<z.ZodString> }>>;
-}
-
-function fieldOf(create: () => unknown): string | undefined {
-  try {
-    create();
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : `not a ConfigError: ${String(error)}`;
-  }
-  return undefined;
 }
 
 describe('defineTool', () => {

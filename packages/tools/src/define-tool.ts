@@ -1,5 +1,11 @@
-import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
-import { assertOptions, ConfigError } from '@mh/core';
+import {
+  ConfigError,
+  type Permission,
+  type Tool,
+  type ToolOutput,
+  type ToolRunContext,
+} from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type * as z from 'zod';
 import { assertToolFields } from './tool-fields.js';
 import { toolWithSchema } from './tool-with-schema.js';

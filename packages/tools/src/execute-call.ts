@@ -1,22 +1,20 @@
-import type {
-  BackoffOptions,
-  Clock,
-  ParseResult,
-  PermissionDecision,
-  PermissionPolicy,
-  Tool,
-  ToolCallStatus,
-  ToolOutcome,
-  ToolUseBlock,
-} from '@mh/core';
 import {
+  type BackoffOptions,
+  type Clock,
+  type ParseResult,
+  type PermissionDecision,
   PermissionDeniedError,
+  type PermissionPolicy,
   retry,
+  type Tool,
+  type ToolCallStatus,
   ToolInputError,
+  type ToolOutcome,
   ToolTimeoutError,
-  thrownText,
+  type ToolUseBlock,
   toolResult,
 } from '@mh/core';
+import { thrownText } from '@mh/core/internal';
 import { normalizeOutput } from './normalize-output.js';
 import { runAttempt } from './run-attempt.js';
 import type { ToolRegistry } from './tool-registry.js';

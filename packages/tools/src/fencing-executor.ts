@@ -1,7 +1,5 @@
 import {
-  assertOptions,
   ConfigError,
-  checkBoundary,
   previewToolCall,
   type ToolCallHooks,
   type ToolCallPreview,
@@ -12,6 +10,7 @@ import {
   type ToolSpec,
   type ToolUseBlock,
 } from '@mh/core';
+import { assertOptions, checkBoundary } from '@mh/core/internal';
 import { fenceToolResult } from './tool-result-fence.js';
 
 /** Outcomes whose content a tool produced; the others are the executor's own messages. */

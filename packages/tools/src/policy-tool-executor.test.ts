@@ -1,5 +1,12 @@
-import type { Clock, PermissionRequest, Tool, ToolOutcome, ToolUseBlock } from '@mh/core';
-import { ConfigError, toolResultText } from '@mh/core';
+import {
+  type Clock,
+  ConfigError,
+  type PermissionRequest,
+  type Tool,
+  type ToolOutcome,
+  type ToolUseBlock,
+  toolResultText,
+} from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';

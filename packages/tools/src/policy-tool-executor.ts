@@ -1,16 +1,18 @@
-import type {
-  Clock,
-  Permission,
-  PermissionPolicy,
-  Tool,
-  ToolCallPreview,
-  ToolExecutionContext,
-  ToolExecutor,
-  ToolOutcome,
-  ToolSpec,
-  ToolUseBlock,
+import {
+  type Clock,
+  ConfigError,
+  type Permission,
+  type PermissionPolicy,
+  systemClock,
+  type Tool,
+  type ToolCallPreview,
+  type ToolExecutionContext,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolSpec,
+  type ToolUseBlock,
 } from '@mh/core';
-import { AsyncQueue, assertOptions, ConfigError, systemClock } from '@mh/core';
+import { AsyncQueue, assertOptions } from '@mh/core/internal';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';

@@ -1,5 +1,4 @@
-import type { Clock, Tool, ToolOutput } from '@mh/core';
-import { CancelledError, ToolTimeoutError } from '@mh/core';
+import { CancelledError, type Clock, type Tool, type ToolOutput, ToolTimeoutError } from '@mh/core';
 
 /** Why a timeout's timer is stopped: the attempt settled first. */
 const SETTLED = 'settled';

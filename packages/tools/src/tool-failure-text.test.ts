@@ -1,5 +1,4 @@
-import type { Tool, ToolOutcome, ToolUseBlock } from '@mh/core';
-import { toolResultText } from '@mh/core';
+import { type Tool, type ToolOutcome, type ToolUseBlock, toolResultText } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_THROWS, throwingTool } from '../test/hostile-throws.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';

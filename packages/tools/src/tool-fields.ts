@@ -1,4 +1,5 @@
-import { ConfigError, MAX_TIMEOUT_MS, PERMISSIONS, type Permission } from '@mh/core';
+import { ConfigError, PERMISSIONS, type Permission } from '@mh/core';
+import { MAX_TIMEOUT_MS } from '@mh/core/internal';
 
 /** The names a provider accepts for a tool: letters, digits, `_` and `-`, 1 to 64 characters. */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,5 +1,4 @@
-import type { Tool } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { ConfigError, type Tool } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';

@@ -1,5 +1,4 @@
-import type { Tool, ToolSpec } from '@mh/core';
-import { ConfigError, toolSpec } from '@mh/core';
+import { ConfigError, type Tool, type ToolSpec, toolSpec } from '@mh/core';
 import { assertToolFields } from './tool-fields.js';
 
 /**

@@ -1,4 +1,5 @@
-import { canonicalJson, toolResultText, trimToolResult, unfenceUntrusted } from '@mh/core';
+import { toolResultText, unfenceUntrusted } from '@mh/core';
+import { canonicalJson, trimToolResult } from '@mh/core/internal';
 import { describe, expect, it } from 'vitest';
 import { fenceToolResult, unfenceToolResult } from './tool-result-fence.js';
 

@@ -1,10 +1,5 @@
-import {
-  canonicalJson,
-  fenceUntrusted,
-  type ToolResultBlock,
-  unfenceUntrusted,
-  withoutBoundary,
-} from '@mh/core';
+import { fenceUntrusted, type ToolResultBlock, unfenceUntrusted, withoutBoundary } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 
 /**
  * The result with its text fenced as untrusted data (`fenceUntrusted`). A text-only result becomes

@@ -1,5 +1,5 @@
-import type { Clock, ToolUseBlock } from '@mh/core';
-import { ConfigError, MAX_TIMEOUT_MS } from '@mh/core';
+import { type Clock, ConfigError, type ToolUseBlock } from '@mh/core';
+import { MAX_TIMEOUT_MS } from '@mh/core/internal';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';

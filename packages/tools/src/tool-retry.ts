@@ -1,5 +1,5 @@
-import type { BackoffOptions } from '@mh/core';
-import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
+import { type BackoffOptions, ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { isTransientError } from './transient-error.js';
 
 /** Retry settings for idempotent tools; other tools are never retried. */

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import type { JsonSchema, ToolSchema } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { ConfigError, type JsonSchema, type ToolSchema } from '@mh/core';
 import type * as z from 'zod';
 import { formatIssues } from './format-issues.js';
 

@@ -1,7 +1,10 @@
-import type { Message, ModelRequest, Provider, StreamEvent } from '@mh/core';
 import {
   InMemoryTracer,
+  type Message,
+  type ModelRequest,
+  type Provider,
   runLoop,
+  type StreamEvent,
   toolResultsOf,
   toolResultText,
   userMessage,

@@ -1,12 +1,7 @@
 // Hard faults: a compaction happened, but what the answer needs was kept (a faithful summary) or
 // looked up again, so the fault is the model's or the prompt's, not the context's.
-import {
-  estimateMessageTokens,
-  type Message,
-  messageText,
-  type Summarizer,
-  toolResultText,
-} from '@mh/core';
+import { type Message, messageText, type Summarizer, toolResultText } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { matches } from '@mh/eval';
 import { agentOf, type Fault, type FaultContext, faultCase, lookupCall, totalOf } from './kit.js';
 

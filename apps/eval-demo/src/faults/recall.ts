@@ -2,7 +2,6 @@
 // with a lossy summary. The context faults use it, and so does a model fault confounded by it.
 // purpose: their symptoms also fit another layer, as real failures often do.
 import {
-  estimateMessageTokens,
   type Message,
   type ModelRequest,
   messageText,
@@ -10,6 +9,7 @@ import {
   toolResultText,
   unfenceUntrusted,
 } from '@mh/core';
+import { estimateMessageTokens } from '@mh/core/internal';
 import { agentOf, type FaultContext } from './kit.js';
 
 /** Keeps the gist, drops names and details: the compaction fault. */

@@ -1,4 +1,5 @@
-import { ConfigError, type Message, type ModelRequest, type StreamEvent } from '@mh/core';
+import type { Message, ModelRequest, StreamEvent } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { promptsOf } from './agent-model.js';
 import { runAgentConformance } from './run-agent-conformance.js';
@@ -32,11 +33,7 @@ describe('runAgentConformance', () => {
     ['numRuns', { store: { commit: () => {} }, createAgent: () => ({}), numRuns: 0 }],
     ['crash', { store: { commit: () => {} }, createAgent: () => ({}), crash: 'x' }],
   ])('refuses bad options with a ConfigError naming %s', async (field, options) => {
-    const error = await runAgentConformance(options as never).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(ConfigError.isInstance(error) ? error.field : error).toBe(field);
+    expect(await fieldOf(() => runAgentConformance(options as never))).toBe(field);
   });
 });
 

@@ -1,13 +1,16 @@
-import type {
-  Message,
-  ModelRequest,
-  Provider,
-  StreamEvent,
-  StreamOptions,
-  ToolUseBlock,
-  Usage,
+import {
+  CancelledError,
+  type Message,
+  type ModelRequest,
+  messageText,
+  type Provider,
+  type StreamEvent,
+  type StreamOptions,
+  type ToolUseBlock,
+  toolResultsOf,
+  type Usage,
 } from '@mh/core';
-import { CancelledError, estimateRequestTokens, messageText, toolResultsOf } from '@mh/core';
+import { estimateRequestTokens } from '@mh/core/internal';
 
 /** A tool call the scripted model makes: which tool, and whether the call waits until aborted. */
 export interface PlannedCall {

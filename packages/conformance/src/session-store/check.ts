@@ -1,12 +1,12 @@
 import {
   type Checkpoint,
   ConfigError,
-  canonicalJson,
   type PendingTurn,
   SessionConflictError,
   type SessionStore,
   validateHistory,
 } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import type { ModelPending, ModelSession } from './store-model.js';
 
 /** A breach of the `SessionStore` contract, found by comparing the store with the model. */

@@ -1,4 +1,5 @@
-import { canonicalJson, type Message } from '@mh/core';
+import type { Message } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import { expectRejection, expectSuccess, same, violation } from './check.js';
 import { buildTurn, type TurnSpec } from './content.js';
 import { StoreCommand, type StoreHarness, type Touched, target } from './harness.js';

@@ -1,4 +1,5 @@
-import { ConfigError, type SessionStore } from '@mh/core';
+import type { SessionStore } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SessionStoreConformanceError } from './conformance-error.js';
 import { runSessionStoreConformance } from './run-session-store-conformance.js';
@@ -27,8 +28,7 @@ describe('runSessionStoreConformance', () => {
       [{ open, concurrency: -1 }, 'concurrency'],
       [{ open, path: '3:1' }, 'path'],
     ] as const) {
-      const error = await runSessionStoreConformance(options as never).catch((e: unknown) => e);
-      expect(ConfigError.isInstance(error) && error.field).toBe(field);
+      expect(await fieldOf(() => runSessionStoreConformance(options as never))).toBe(field);
     }
   });
 

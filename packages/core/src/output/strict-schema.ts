@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import type { JsonSchema } from '../provider.js';
+import type { JsonSchema } from '../ports/provider.js';
 
 /**
  * A JSON Schema rewritten for OpenAI's strict mode (Structured Outputs), and the way back from a

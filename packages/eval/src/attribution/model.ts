@@ -1,5 +1,6 @@
 // The model layer: an unknown tool, a model going round in circles, or a plain wrong answer.
-import { SPAN_ATTRIBUTES as A, canonicalJson } from '@mh/core';
+import { SPAN_ATTRIBUTES as A } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import { evidence } from './evidence.js';
 import { modelLoop, STUCK_REPEATS } from './loop.js';
 import type { AttributionRule, RuleHit } from './rule.js';

@@ -1,4 +1,5 @@
-import { canonicalJson, type ToolCallStatus } from '@mh/core';
+import type { ToolCallStatus } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 
 /** One tool call with how it ended, merged from events, spans and messages. */
 export interface ToolCallView {

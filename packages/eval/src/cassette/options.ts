@@ -1,4 +1,5 @@
-import { assertImplements, assertOptions, type Clock, ConfigError } from '@mh/core';
+import { type Clock, ConfigError } from '@mh/core';
+import { assertImplements, assertOptions } from '@mh/core/internal';
 import {
   REPLAY_TIMINGS,
   type ReplayTiming,

@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import type { CheckInput } from './input.js';
 
 /** One leaf check that failed, with its tags (attribution reads `format`). */

@@ -1,4 +1,5 @@
-import { ConfigError, canonicalJson } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { canonicalJson } from '@mh/core/internal';
 import { type Check, type CheckOptions, type CheckResult, checkTags, leafResult } from './check.js';
 import type { CheckInput, SessionToolCall } from './input.js';
 

@@ -1,4 +1,5 @@
-import { percentile, type TokenCounts } from '@mh/core';
+import type { TokenCounts } from '@mh/core';
+import { percentile } from '@mh/core/internal';
 import { clusterFailures, type FailureCluster } from '../attribution/cluster.js';
 import { LAYERS, type Layer } from '../attribution/types.js';
 import { type Interval, wilsonInterval } from './stats.js';

@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { assertCheck, type Check, stringList } from '../checks/check.js';
 
 /** What `new EvalCase(...)` takes: one prompt or several (one session), a check and tags. */

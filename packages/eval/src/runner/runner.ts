@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { Report } from '../report/report.js';
 import type { CaseRun } from '../report/types.js';
 import type { EvalAgentFactory } from './agent.js';

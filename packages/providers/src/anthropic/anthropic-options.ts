@@ -1,5 +1,6 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
-import { assertTimerMs, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertTimerMs } from '@mh/core/internal';
 
 /**
  * `max_tokens` sent when a request sets no `maxOutputTokens`. Anthropic requires the field; 8192

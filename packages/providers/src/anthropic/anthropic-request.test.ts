@@ -1,5 +1,4 @@
-import type { Message, ModelRequest, ToolSpec } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import { ConfigError, type Message, type ModelRequest, type ToolSpec } from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { type AnthropicRequestSettings, toAnthropicRequest } from './anthropic-request.js';
 import { countCacheBreakpoints } from './cache-breakpoints.js';

@@ -3,7 +3,6 @@ import type {
   MessageCreateParamsStreaming,
 } from '@anthropic-ai/sdk/resources/messages';
 import {
-  estimateRequestTokens,
   type Message,
   type ModelRequest,
   type RunResult,
@@ -13,6 +12,7 @@ import {
   type ToolSpec,
   toolResult,
 } from '@mh/core';
+import { estimateRequestTokens } from '@mh/core/internal';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from '../scripted-provider.js';
 import { toAnthropicRequest } from './anthropic-request.js';

@@ -1,4 +1,5 @@
-import { assertTimerMs, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertTimerMs } from '@mh/core/internal';
 import type { OpenAI } from 'openai';
 
 /** The two OpenAI APIs an adapter can speak. */

@@ -1,5 +1,10 @@
-import type { ModelRequest, Provider, StreamEvent, StreamOptions } from '@mh/core';
-import { ConfigError } from '@mh/core';
+import {
+  ConfigError,
+  type ModelRequest,
+  type Provider,
+  type StreamEvent,
+  type StreamOptions,
+} from '@mh/core';
 import type { OpenAI } from 'openai';
 import { openAIClient } from './openai-client.js';
 import type { ErrorContext } from './openai-error.js';

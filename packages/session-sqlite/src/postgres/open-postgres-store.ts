@@ -1,4 +1,5 @@
-import { assertOptions, assertTimerMs, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions, assertTimerMs } from '@mh/core/internal';
 import { Kysely, PostgresDialect } from 'kysely';
 import { loadOptionalPeer } from '../optional-peer.js';
 import type { StoreDatabase } from '../store-database.js';

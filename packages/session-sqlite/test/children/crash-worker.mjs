@@ -9,7 +9,7 @@
 // be `op:k` (`commit:1`): die right after the k-th statement run since the first `op` intent was
 // logged, so a test can aim a kill inside each kind of write however slow the machine is.
 import { appendFileSync } from 'node:fs';
-import { interruptedResultText } from '@mh/core';
+import { interruptedResultText } from '@mh/core/internal';
 import { assistantFor, resultFor, waitForGo } from './messages.mjs';
 import { openStore } from './open-store.mjs';
 

@@ -1,5 +1,4 @@
-import type { ToolRunContext } from '@mh/core';
-import { toolResultText } from '@mh/core';
+import { type ToolRunContext, toolResultText } from '@mh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyToolExecutor } from '../policy-tool-executor.js';
 import { makeTempWorkspace, type TempWorkspace } from './__fixtures__/temp-workspace.js';

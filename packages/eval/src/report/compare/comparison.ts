@@ -1,4 +1,5 @@
-import { assertOptions, ConfigError } from '@mh/core';
+import { ConfigError } from '@mh/core';
+import { assertOptions } from '@mh/core/internal';
 import { type Interval, newcombeInterval } from '../stats.js';
 import { type RateSummary, rateOf } from '../summary.js';
 import type { CaseRun } from '../types.js';

@@ -1,0 +1,37 @@
+import type { Message } from '../messages/message.js';
+import type { ModelRequest } from '../ports/provider.js';
+
+/** The fields of a model request the loop sets besides its messages. */
+export type RequestFields = Pick<
+  ModelRequest,
+  'model' | 'system' | 'tools' | 'maxOutputTokens' | 'temperature' | 'stopSequences'
+>;
+
+/**
+ * A model request whose `messages` are the messages `history` holds now, copied when first read
+ * (then always the same array, which the reader may change or replace as it could a plain
+ * request's). A provider that never reads them costs no copy of the history.
+ *
+ * The caller's invariant: `history` is only appended to while the request lives (a rewrite, as
+ * by compaction or repair, puts a new array in its place), so the messages it held when the
+ * request was made are still the ones sent, however late they are read.
+ */
+export function requestSnapshot(fields: RequestFields, history: readonly Message[]): ModelRequest {
+  const length = history.length;
+  let messages: readonly Message[] | undefined;
+  return {
+    model: fields.model,
+    system: fields.system,
+    get messages(): readonly Message[] {
+      messages ??= history.slice(0, length);
+      return messages;
+    },
+    set messages(value: readonly Message[]) {
+      messages = value;
+    },
+    tools: fields.tools,
+    maxOutputTokens: fields.maxOutputTokens,
+    temperature: fields.temperature,
+    stopSequences: fields.stopSequences,
+  };
+}

@@ -1,0 +1,95 @@
+import { setupCompaction } from '../compaction/step.js';
+import { newMessageId } from '../messages/message.js';
+import { takeSettledPrefix } from '../messages/settled-histories.js';
+import { systemClock } from '../ports/clock.js';
+import type { Provider } from '../ports/provider.js';
+import { noopTracer } from '../ports/tracer.js';
+import { defaultPricing } from '../pricing/prices.js';
+import { abortedStop, firstTripped, runGuards } from './guards.js';
+import { DEFAULT_MAX_TURNS } from './limits.js';
+import { checkLoopOptions, type LoopOptions } from './options.js';
+import type { AgentEvent, RunResult } from './run-result.js';
+import { RunSignal } from './run-signal.js';
+import { endRunSpan, startRunSpan } from './run-span.js';
+import { RunState } from './run-state.js';
+import { runTurn, type TurnContext } from './turn.js';
+
+/**
+ * The agent loop: turns until the model stops calling tools, a guard trips, the run is cancelled or
+ * it fails. It yields every event as it happens and waits for the consumer between events
+ * (backpressure: nothing buffers without bound), and returns the `RunResult` (also yielded as the
+ * last event, `run-end`). The history it returns always satisfies the pairing invariant.
+ * Configuration errors throw `ConfigError` before the first event; failures during the run end it
+ * with status `error` instead of throwing.
+ */
+export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent, RunResult, void> {
+  // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
+  const settledPrefix = Array.isArray(options?.history)
+    ? takeSettledPrefix(options.history)
+    : undefined;
+  const limits = checkLoopOptions(options, settledPrefix?.length ?? 0);
+  const clock = options.clock ?? systemClock;
+  const tracer = options.tracer ?? noopTracer;
+  const pricing = options.pricing ?? defaultPricing;
+  const runId = options.runId ?? newMessageId('run');
+  const startedAt = clock.now();
+  const run = new RunSignal(options.signal, limits.timeoutMs, clock);
+  const runSpan = startRunSpan(tracer, options, runId);
+  const { model, provider } = options;
+  const compaction = options.compaction
+    ? setupCompaction(options.compaction, { provider, model, pricing, clock })
+    : undefined;
+  const state = new RunState(options.history, settledPrefix, options.onSettled);
+  const turn: TurnContext = {
+    options,
+    limits,
+    run,
+    tracer,
+    runSpan,
+    runId,
+    pricing,
+    clock,
+    compaction,
+    guards: runGuards(limits, limits.maxTurns ?? DEFAULT_MAX_TURNS),
+    abortStop: () =>
+      abortedStop(run.reason, limits.timeoutMs, clock.now() - startedAt, options.signal?.reason),
+  };
+  let loopEnded = false;
+  try {
+    yield { type: 'run-start', runId, model };
+    if (state.initialRepairs.length > 0)
+      yield { type: 'history-repair', repairs: state.initialRepairs };
+    while (state.stop === undefined) {
+      state.stop = run.aborted ? turn.abortStop() : firstTripped(turn.guards.beforeTurn, state);
+      if (state.stop || (yield* runTurn(state, turn)) === 'end') break;
+    }
+    loopEnded = true;
+  } finally {
+    run.dispose();
+    if (!loopEnded) {
+      // The consumer stopped iterating early: no result will be read, but the history must settle.
+      state.settle('cancelled');
+      endRunSpan(runSpan, state, { status: 'cancelled' });
+    }
+  }
+  const finalRepairs = state.settle(state.stop?.status ?? 'completed');
+  if (finalRepairs.length > 0) {
+    state.repairs.push(...finalRepairs);
+    yield { type: 'history-repair', repairs: finalRepairs };
+  }
+  const result = settleWithProvider(provider, state.result(runId, clock.now() - startedAt));
+  endRunSpan(runSpan, state, result);
+  yield { type: 'run-end', result };
+  return result;
+}
+
+/** The run's result as the provider settles it (`Provider.settle`), or as it is. */
+function settleWithProvider(provider: Provider, result: RunResult): RunResult {
+  if (typeof provider.settle !== 'function') return result;
+  try {
+    return provider.settle(result) ?? result;
+  } catch {
+    // A provider's bookkeeping must not lose the run's result.
+    return result;
+  }
+}

@@ -1,0 +1,68 @@
+import type { CompactionEvent, CompactionRecord } from '../compaction/record.js';
+import type { Guard } from '../errors.js';
+import type { HistoryRepair } from '../messages/history.js';
+import type { Message, ToolUseBlock } from '../messages/message.js';
+import type { Usage } from '../messages/usage.js';
+import type { StopReason, StreamEvent } from '../ports/provider.js';
+import type { ToolOutcome } from '../ports/tool.js';
+
+/** How a run ended. */
+export const RUN_STATUSES = ['completed', 'guard', 'cancelled', 'error'] as const;
+/** How a run ended: the model finished, a guard tripped, the caller cancelled, or it failed. */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The outcome of one run (one prompt, as many turns as it took). */
+export interface RunResult {
+  /** The run's id (also on its spans). */
+  readonly runId: string;
+  /** How it ended. */
+  readonly status: RunStatus;
+  /** The guard that stopped it when `status` is `guard`. */
+  readonly guard?: Guard;
+  /** The failure when `status` is `error` (a `ProviderError`, a `HarnessError`, …), or the guard's error. */
+  readonly error?: Error;
+  /** The text of the last assistant message of this run ('' when none). */
+  readonly text: string;
+  /** Why the model last stopped, when it did. */
+  readonly stopReason?: StopReason;
+  /** Model calls made in this run. */
+  readonly turns: number;
+  /** Tokens used by this run only. */
+  readonly usage: Usage;
+  /** Cost of this run only, USD (0 for models without a price). */
+  readonly costUsd: number;
+  /** Wall time of the run, in milliseconds. */
+  readonly durationMs: number;
+  /** The whole history after the run; always satisfies the pairing invariant. */
+  readonly messages: readonly Message[];
+  /**
+   * The messages this run added (a suffix of `messages`, unless repairs changed older ones). A
+   * compaction's summary (or drop note) is part of it only when it folded messages of this run;
+   * earlier runs' messages are not, even when this run trimmed or summarised them.
+   */
+  readonly newMessages: readonly Message[];
+  /** Repairs made to the history during the run (input repair, cancellation). */
+  readonly repairs: readonly HistoryRepair[];
+  /** Compactions made during the run, in order (skipped ones included). */
+  readonly compactions: readonly CompactionRecord[];
+}
+
+/**
+ * What `Agent.stream()` yields: the provider's stream events, plus the loop's own. The stream ends
+ * with exactly one `run-end`.
+ */
+export type AgentEvent =
+  | StreamEvent
+  | { readonly type: 'run-start'; readonly runId: string; readonly model: string }
+  | { readonly type: 'turn-start'; readonly turn: number }
+  | { readonly type: 'tool-execution-start'; readonly call: ToolUseBlock }
+  | { readonly type: 'tool-execution-end'; readonly outcome: ToolOutcome }
+  | {
+      readonly type: 'turn-end';
+      readonly turn: number;
+      readonly usage: Usage;
+      readonly costUsd: number;
+    }
+  | { readonly type: 'history-repair'; readonly repairs: readonly HistoryRepair[] }
+  | CompactionEvent
+  | { readonly type: 'run-end'; readonly result: RunResult };

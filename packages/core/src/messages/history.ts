@@ -1,0 +1,392 @@
+import {
+  type ContentBlock,
+  type Message,
+  newMessageId,
+  type ToolResultBlock,
+  toolResult,
+} from './message.js';
+import { assertMessages } from './shape.js';
+
+/** The ways a history can break the pairing invariant. */
+export const VIOLATION_KINDS = [
+  'missing-result',
+  'orphan-result',
+  'duplicate-result',
+  'duplicate-tool-use',
+  'misplaced-tool-use',
+  'misplaced-result',
+  'misplaced-block',
+  'empty-message',
+] as const;
+/** A way a history can break the pairing invariant. */
+export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+/**
+ * The blocks each role may hold, as the vendors accept them: a user turn carries what a person or
+ * a tool gives (text, images, tool results); an assistant turn what a model produces (text, its
+ * reasoning, tool calls, vendor blocks such as server-side tool calls). Anthropic rejects a
+ * thinking block in a user turn and an image in an assistant turn.
+ */
+export const ROLE_BLOCKS: Readonly<Record<Message['role'], readonly ContentBlock['type'][]>> = {
+  user: ['text', 'image', 'tool_result'],
+  assistant: ['text', 'thinking', 'tool_use', 'provider'],
+};
+
+/** Whether `role` may hold a block of `type`. */
+function allowedIn(role: Message['role'], type: ContentBlock['type']): boolean {
+  return ROLE_BLOCKS[role].includes(type);
+}
+
+/** One break of the pairing invariant, located precisely. */
+export interface HistoryViolation {
+  /** What is wrong. */
+  readonly kind: ViolationKind;
+  /** Index of the message where it was found. */
+  readonly messageIndex: number;
+  /** Id of that message. */
+  readonly messageId: string;
+  /** The tool call concerned, when there is one. */
+  readonly toolUseId?: string;
+  /** A sentence for humans. */
+  readonly detail: string;
+}
+
+/**
+ * Checks the pairing invariant and returns every violation (empty when the history is valid):
+ * every `tool_use` of an assistant message has exactly one `tool_result` in the very next message,
+ * which is a user message; every `tool_result` answers a call of the message just before it;
+ * `tool_use` ids are unique; tool calls appear only in assistant messages and results only in user
+ * messages; every other block sits in a role that may hold it (`ROLE_BLOCKS`: no thinking, tool
+ * call or vendor block in a user message, no image or result in an assistant message); no message
+ * is empty.
+ */
+export function validateHistory(history: readonly Message[]): HistoryViolation[] {
+  assertMessages(history);
+  const violations: HistoryViolation[] = [];
+  validateFrom(history, 0, new Set<string>(), violations);
+  return violations;
+}
+
+/**
+ * Validates messages `from` … end against their neighbours, adding the ids of real tool calls to
+ * `seenUseIds` (which must hold those of the messages before `from`).
+ */
+export function validateFrom(
+  history: readonly Message[],
+  from: number,
+  seenUseIds: Set<string>,
+  violations: HistoryViolation[],
+): void {
+  for (let index = from; index < history.length; index++) {
+    const message = history[index] as Message;
+    const at = (kind: ViolationKind, detail: string, toolUseId?: string): void => {
+      violations.push({ kind, messageIndex: index, messageId: message.id, toolUseId, detail });
+    };
+    if (message.content.length === 0) at('empty-message', `message ${message.id} has no content`);
+    const previous = index > 0 ? history[index - 1] : undefined;
+    const callsBefore = new Set<string>();
+    if (previous?.role === 'assistant') {
+      for (const block of previous.content)
+        if (block.type === 'tool_use') callsBefore.add(block.id);
+    }
+    const answered = new Set<string>();
+    for (const block of message.content) {
+      if (block.type === 'tool_use') {
+        if (message.role !== 'assistant') {
+          at('misplaced-tool-use', `tool call ${block.id} in a user message`, block.id);
+        } else if (seenUseIds.has(block.id)) {
+          at('duplicate-tool-use', `tool call id ${block.id} used twice`, block.id);
+        } else {
+          // Only real calls claim an id; a misplaced one is reported as misplaced, not duplicated.
+          seenUseIds.add(block.id);
+        }
+      } else if (block.type === 'tool_result') {
+        if (message.role !== 'user') {
+          at(
+            'misplaced-result',
+            `tool result ${block.toolUseId} in an assistant message`,
+            block.toolUseId,
+          );
+        } else if (!callsBefore.has(block.toolUseId)) {
+          at(
+            'orphan-result',
+            `tool result ${block.toolUseId} answers no call of the previous message`,
+            block.toolUseId,
+          );
+        } else if (answered.has(block.toolUseId)) {
+          at('duplicate-result', `tool call ${block.toolUseId} answered twice`, block.toolUseId);
+        }
+        answered.add(block.toolUseId);
+      } else if (!allowedIn(message.role, block.type)) {
+        at('misplaced-block', `${block.type} block in a ${message.role} message`);
+      }
+    }
+    if (message.role === 'assistant') {
+      const next = history[index + 1];
+      const resultIds = new Set<string>();
+      if (next?.role === 'user') {
+        for (const block of next.content)
+          if (block.type === 'tool_result') resultIds.add(block.toolUseId);
+      }
+      const ownIds = new Set<string>();
+      for (const block of message.content) {
+        if (block.type !== 'tool_use' || ownIds.has(block.id)) continue;
+        ownIds.add(block.id);
+        if (!resultIds.has(block.id))
+          at('missing-result', `tool call ${block.id} has no result`, block.id);
+      }
+    }
+  }
+}
+
+/** The kinds of change `repairHistory` makes. */
+export type RepairKind =
+  | 'synthesized-result'
+  | 'dropped-orphan-result'
+  | 'dropped-duplicate-result'
+  | 'dropped-duplicate-tool-use'
+  | 'dropped-misplaced-block'
+  | 'dropped-empty-message'
+  | 'inserted-result-message'
+  | 'renamed-tool-use-id';
+
+/** One change made by `repairHistory`. Repairs are always reported, never silent. */
+export interface HistoryRepair {
+  /** What was changed. */
+  readonly kind: RepairKind;
+  /** Id of the message changed (or inserted). */
+  readonly messageId: string;
+  /** The tool call concerned, when there is one. */
+  readonly toolUseId?: string;
+  /** A sentence for humans. */
+  readonly detail: string;
+}
+
+/** The repaired history and what was done to it. */
+export interface RepairResult {
+  /** A history for which `validateHistory` returns nothing. */
+  readonly history: Message[];
+  /** Every change, in order; empty when the input was already valid. */
+  readonly repairs: HistoryRepair[];
+}
+
+/** Options of `repairHistory`. */
+export interface RepairOptions {
+  /** Why calls lack results; worded into the synthesised results. Default `interrupted`. */
+  readonly reason?: 'cancelled' | 'interrupted';
+  /** Id factory for inserted messages (tests pass a deterministic one). */
+  readonly newId?: () => string;
+}
+
+/** The text of a synthesised result for a call that never finished. */
+export function interruptedResultText(reason: 'cancelled' | 'interrupted'): string {
+  return reason === 'cancelled'
+    ? 'Tool call cancelled before it finished; it did not return a result.'
+    : 'Tool call interrupted before it finished; its outcome is unknown.';
+}
+
+/**
+ * Restores the pairing invariant after a cancellation or a crash, changing as little as possible:
+ * a call without a result gets a synthesised `isError` result; orphan, duplicate and misplaced tool
+ * blocks are dropped, and so is any block in a role that may not hold it (`ROLE_BLOCKS`: a thinking
+ * or vendor block in a user message, an image in an assistant message), since no vendor accepts
+ * it there; messages left empty are dropped. Text is allowed in both roles, so user text (and a
+ * user's images) is never dropped, altered or reordered. Every drop is reported. Returns a new array (the input is not mutated) and every repair made.
+ */
+export function repairHistory(
+  history: readonly Message[],
+  options: RepairOptions = {},
+): RepairResult {
+  assertMessages(history);
+  return repairPairs(history, options);
+}
+
+/** `repairHistory` without the shape check, for histories whose shape is already known good. */
+export function repairPairs(
+  history: readonly Message[],
+  options: RepairOptions = {},
+): RepairResult {
+  return repairAfterSettled(history, 0, new Set<string>(), options);
+}
+
+/**
+ * `repairPairs(history)`, when its first `settled` messages are a history the loop settled (every
+ * call answered, every block allowed) whose tool call ids are `settledUseIds`: only the messages
+ * after them are looked at, and the result is the same. `settledUseIds` is not changed.
+ */
+export function repairAfterSettled(
+  history: readonly Message[],
+  settled: number,
+  settledUseIds: ReadonlySet<string>,
+  options: RepairOptions = {},
+): RepairResult {
+  const reason = options.reason ?? 'interrupted';
+  const newId = options.newId ?? (() => newMessageId());
+  const repairs: HistoryRepair[] = [];
+  const cleaned: Message[] = [];
+  const ownUseIds = new Set<string>();
+  const seen = (id: string): boolean => ownUseIds.has(id) || settledUseIds.has(id);
+
+  // Pass 1: drop misplaced and duplicate tool calls, and empty messages.
+  for (let at = settled; at < history.length; at++) {
+    const message = history[at] as Message;
+    const content: ContentBlock[] = [];
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && message.role !== 'assistant') {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          toolUseId: block.id,
+          detail: `dropped tool call ${block.id} from a user message`,
+        });
+      } else if (block.type === 'tool_result' && message.role !== 'user') {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          toolUseId: block.toolUseId,
+          detail: `dropped tool result ${block.toolUseId} from an assistant message`,
+        });
+      } else if (
+        block.type !== 'tool_use' &&
+        block.type !== 'tool_result' &&
+        !allowedIn(message.role, block.type)
+      ) {
+        repairs.push({
+          kind: 'dropped-misplaced-block',
+          messageId: message.id,
+          detail: `dropped a ${block.type} block from a ${message.role} message (no vendor accepts it there)`,
+        });
+      } else if (block.type === 'tool_use' && seen(block.id)) {
+        repairs.push({
+          kind: 'dropped-duplicate-tool-use',
+          messageId: message.id,
+          toolUseId: block.id,
+          detail: `dropped second tool call with id ${block.id}`,
+        });
+      } else {
+        if (block.type === 'tool_use') ownUseIds.add(block.id);
+        content.push(block);
+      }
+    }
+    if (content.length === 0) {
+      repairs.push({
+        kind: 'dropped-empty-message',
+        messageId: message.id,
+        detail: `dropped empty ${message.role} message ${message.id}`,
+      });
+      continue;
+    }
+    cleaned.push(content.length === message.content.length ? message : { ...message, content });
+  }
+
+  // Pass 2: pair every call with exactly one result in the next message. A settled prefix ends
+  // with no call left to answer, so what follows it is paired on its own.
+  const output: Message[] = history.slice(0, settled);
+  for (let index = 0; index < cleaned.length; index++) {
+    const message = cleaned[index] as Message;
+    const previous = output[output.length - 1];
+    let current = message;
+    if (message.role === 'user') current = dropUnpairedResults(message, previous, repairs);
+    if (current.content.length === 0) {
+      repairs.push({
+        kind: 'dropped-empty-message',
+        messageId: message.id,
+        detail: `dropped user message ${message.id}: it held only dropped results`,
+      });
+      continue;
+    }
+    output.push(current);
+    if (current.role !== 'assistant') continue;
+    const calls = current.content.filter((block) => block.type === 'tool_use');
+    if (calls.length === 0) continue;
+    const next = cleaned[index + 1];
+    const answered = new Set<string>();
+    if (next?.role === 'user') {
+      for (const block of next.content)
+        if (block.type === 'tool_result') answered.add(block.toolUseId);
+    }
+    const missing = calls.filter((call) => !answered.has(call.id));
+    if (missing.length === 0) continue;
+    const synthesized = missing.map((call) =>
+      toolResult(call.id, interruptedResultText(reason), true),
+    );
+    if (next?.role === 'user') {
+      cleaned[index + 1] = insertResults(next, synthesized);
+      for (const call of missing) {
+        repairs.push({
+          kind: 'synthesized-result',
+          messageId: next.id,
+          toolUseId: call.id,
+          detail: `added a ${reason} result for tool call ${call.id}`,
+        });
+      }
+    } else {
+      const inserted: Message = { id: newId(), role: 'user', content: synthesized };
+      repairs.push({
+        kind: 'inserted-result-message',
+        messageId: inserted.id,
+        detail: `inserted a user message with ${synthesized.length} ${reason} result(s)`,
+      });
+      for (const call of missing) {
+        repairs.push({
+          kind: 'synthesized-result',
+          messageId: inserted.id,
+          toolUseId: call.id,
+          detail: `added a ${reason} result for tool call ${call.id}`,
+        });
+      }
+      output.push(inserted);
+    }
+  }
+  return { history: output, repairs };
+}
+
+function dropUnpairedResults(
+  message: Message,
+  previous: Message | undefined,
+  repairs: HistoryRepair[],
+): Message {
+  const calls = new Set<string>();
+  if (previous?.role === 'assistant') {
+    for (const block of previous.content) if (block.type === 'tool_use') calls.add(block.id);
+  }
+  const answered = new Set<string>();
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type !== 'tool_result') {
+      content.push(block);
+    } else if (!calls.has(block.toolUseId)) {
+      repairs.push({
+        kind: 'dropped-orphan-result',
+        messageId: message.id,
+        toolUseId: block.toolUseId,
+        detail: `dropped result ${block.toolUseId}: no matching call before it`,
+      });
+    } else if (answered.has(block.toolUseId)) {
+      repairs.push({
+        kind: 'dropped-duplicate-result',
+        messageId: message.id,
+        toolUseId: block.toolUseId,
+        detail: `dropped second result for ${block.toolUseId}`,
+      });
+    } else {
+      answered.add(block.toolUseId);
+      content.push(block);
+    }
+  }
+  return content.length === message.content.length ? message : { ...message, content };
+}
+
+/** Inserts results right after the message's last existing result (or first), so nothing else moves. */
+function insertResults(message: Message, results: readonly ToolResultBlock[]): Message {
+  let position = 0;
+  message.content.forEach((block, index) => {
+    if (block.type === 'tool_result') position = index + 1;
+  });
+  const content = [
+    ...message.content.slice(0, position),
+    ...results,
+    ...message.content.slice(position),
+  ];
+  return { ...message, content };
+}

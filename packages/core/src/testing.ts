@@ -1,0 +1,21 @@
+/**
+ * The shared test kit of mini-harness (`@mh/core/testing`): a clock that moves only when told to,
+ * a scripted provider, a stub tool executor, `collect` and `fieldOf`. For tests; nothing here is used by a run.
+ */
+export { collect } from './testing/collect.js';
+export { fieldOf } from './testing/field-of.js';
+export { ManualClock } from './testing/manual-clock.js';
+export {
+  type Script,
+  type ScriptedCall,
+  ScriptedProvider,
+  type ScriptedTurn,
+  scriptedEvents,
+} from './testing/scripted-provider.js';
+export {
+  echoTool,
+  hangForeverTool,
+  hangUntilAbortedTool,
+  StubExecutor,
+  type StubTool,
+} from './testing/stub-executor.js';
