@@ -255,12 +255,13 @@ async function strictConsumer() {
   const peers = new Map();
   const imports = [];
   for (const { manifest } of packages.values()) {
-    const source = readJson(
-      join(ROOT, 'packages', manifest.name.replace('@mh/', ''), 'package.json'),
-    );
+    // The workspace manifest of the same name: its devDependencies hold the tested versions.
+    const source = sources
+      .map((dir) => readJson(join(dir, 'package.json')))
+      .find((each) => each.name === manifest.name);
     for (const name of Object.keys(manifest.peerDependencies ?? {})) {
       // The version our own tests use: the exact devDependency beside the peer range.
-      const version = source.devDependencies?.[name];
+      const version = source?.devDependencies?.[name];
       peers.set(name, version ? `${name}@${version}` : name);
     }
     for (const subpath of Object.keys(manifest.exports ?? { '.': null })) {
