@@ -6,9 +6,15 @@
 // pnpm does not pass npm's setting on to build scripts. So: when this Node's own headers are
 // installed beside it, point node-gyp at them; otherwise leave node-gyp to its default.
 // Arguments are passed to `pnpm install` (e.g. --frozen-lockfile).
+//
+// Then it builds apps/cli (and the packages it references) with tsc -b, so the `mh` bin that the
+// root links (node_modules/.bin/mh → apps/cli/dist/main.js) runs: `pnpm mh …` or `pnpm exec mh …`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function localHeaders() {
   const prefix = dirname(dirname(process.execPath));
@@ -30,4 +36,16 @@ if (result.error) {
   );
   process.exit(1);
 }
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+
+// tsc -b is incremental: after a first build this is a quick check that finds nothing to do.
+const bin = join(ROOT, 'node_modules', '.bin');
+const build = spawnSync('tsc', ['-b', join(ROOT, 'apps', 'cli')], {
+  stdio: 'inherit',
+  shell: process.platform === 'win32',
+  env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },
+});
+if (build.status !== 0) {
+  console.error('building apps/cli (the mh bin) failed');
+  process.exit(build.status ?? 1);
+}
