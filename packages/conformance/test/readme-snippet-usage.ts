@@ -1,7 +1,7 @@
 // The README's usage example, verbatim: readme-examples.test.ts checks it matches the README, and
 // type-checking the tests compiles it. It is not run: the store under test is the reader's own.
 import { runSessionStoreConformance } from '@mh/conformance';
-import { type SessionStore } from '@mh/core';
+import type { SessionStore } from '@mh/core';
 
 declare function openMyStore(file: string): Promise<SessionStore>; // the store you are testing
 

@@ -1,6 +1,6 @@
 // The README's usage example, verbatim: readme-examples.test.ts checks it matches the README,
 // type-checking the tests compiles it, and the test runs it against the real filesystem server.
-import { type Tool } from '@mh/core';
+import type { Tool } from '@mh/core';
 import { McpClient, registerMcpTools } from '@mh/mcp';
 
 // A child process over stdio…
