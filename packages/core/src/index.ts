@@ -44,7 +44,16 @@ export {
 } from './errors.js';
 // The agent loop, its options, limits and results.
 export type { Limits } from './loop/limits.js';
-export type { CommittedTurn, LoopHooks, LoopOptions } from './loop/options.js';
+export {
+  type CommittedTurn,
+  type LoopHooks,
+  type LoopOptions,
+  type LoopSettings,
+  type ResolvedLoopOptions,
+  type ResolvedLoopSettings,
+  resolveLoopOptions,
+  withRunLimits,
+} from './loop/options.js';
 export { runLoop } from './loop/run-loop.js';
 export {
   type AgentEvent,

@@ -1,4 +1,4 @@
-import type { LoopOptions } from '../src/loop/options.js';
+import type { LoopOptions, ResolvedLoopOptions } from '../src/loop/options.js';
 import { runLoop } from '../src/loop/run-loop.js';
 import type { AgentEvent, RunResult } from '../src/loop/run-result.js';
 
@@ -15,7 +15,7 @@ export interface DrainedRun {
  * handler that aborts or waits acts exactly between two events).
  */
 export async function drainRun(
-  options: LoopOptions,
+  options: LoopOptions | ResolvedLoopOptions,
   onEvent?: (event: AgentEvent) => void | Promise<void>,
 ): Promise<DrainedRun> {
   const events: AgentEvent[] = [];

@@ -1,11 +1,11 @@
 import { type CompactionOptions, ConfigError, ContextMeter } from '@mh/core';
-import { defaultModels, resolveCompaction } from '@mh/core/internal';
+import { defaultModels } from '@mh/core/internal';
 
 /**
  * The loop's compaction options for an agent: `false` turns compaction off; absent turns it on
  * with defaults when the model's context window is known (the model table), off otherwise;
- * an object is validated now (a `ConfigError` names the field) and used with the agent's meter,
- * so the context size follows the conversation across runs and resumes.
+ * an object is used with the agent's meter, so the context size follows the conversation across
+ * runs and resumes (it is checked once, with the loop's settings: `resolveLoopOptions`).
  */
 export function agentCompaction(
   option: false | CompactionOptions | undefined,
@@ -16,7 +16,6 @@ export function agentCompaction(
   if (option === undefined) return defaultModels.lookup(model) ? { meter } : undefined;
   if (option === null || typeof option !== 'object' || Array.isArray(option))
     throw new ConfigError('compaction', 'expected false or an object of compaction options');
-  resolveCompaction(option, model);
   return { ...option, meter: option.meter ?? meter };
 }
 

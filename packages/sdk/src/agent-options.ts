@@ -11,19 +11,15 @@ import {
   type PermissionPolicy,
   type PricingTable,
   type Provider,
+  type ResolvedLoopSettings,
   type RunResult,
+  resolveLoopOptions,
   type Tool,
   type ToolExecutor,
   type Tracer,
   ZERO_USAGE,
 } from '@mh/core';
-import {
-  assertCollaborators,
-  assertMessages,
-  assertOptions,
-  checkSampling,
-  validateLimits,
-} from '@mh/core/internal';
+import { assertCollaborators, assertMessages, assertOptions } from '@mh/core/internal';
 import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { FencingOptions } from './agent-fencing.js';
 import type { AgentSession } from './session-binding.js';
@@ -144,23 +140,28 @@ export function failedBeforeStart(error: unknown, history: readonly Message[]): 
   };
 }
 
-/** Checks the Agent's options, each mistake a `ConfigError` naming its field. */
-export function checkAgentOptions(options: AgentOptions): void {
+/**
+ * Checks the Agent's options, each mistake a `ConfigError` naming its field, and resolves the
+ * loop's settings among them once (`resolveLoopOptions`: the provider, model, system, limits,
+ * sampling, tracer, prices and clock), so no run checks them again.
+ */
+export function checkAgentOptions(options: AgentOptions): ResolvedLoopSettings {
   if (options === null || typeof options !== 'object')
     throw new ConfigError('options', 'expected an object');
   assertOptions(options, OPTION_KEYS, '');
   assertCollaborators(options);
-  if (!options.provider || typeof options.provider.stream !== 'function') {
-    throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
-  }
-  if (typeof options.model !== 'string' || options.model.trim() === '') {
-    throw new ConfigError('model', 'expected a non-empty model id');
-  }
-  if (options.system !== undefined && typeof options.system !== 'string')
-    throw new ConfigError('system', 'expected a string');
+  const settings = resolveLoopOptions({
+    provider: options.provider,
+    model: options.model,
+    system: options.system,
+    limits: options.limits,
+    tracer: options.tracer,
+    pricing: options.pricing,
+    maxOutputTokens: options.maxOutputTokens,
+    temperature: options.temperature,
+    clock: options.clock,
+  });
   if (options.history !== undefined) assertMessages(options.history, 'history');
-  checkSampling(options);
-  checkCostLimit(validateLimits(options.limits), options, 'limits');
   checkPermissions(options.permissions);
   if (options.session !== undefined && options.history !== undefined) {
     throw new ConfigError(
@@ -168,31 +169,7 @@ export function checkAgentOptions(options: AgentOptions): void {
       'give either history or session: a session loads its own history',
     );
   }
-}
-
-/**
- * Refuses a cost limit on a model whose price is unknown (the guard could never trip), naming
- * `field`: `limits.maxCostUsd` for the agent's limits, `options.limits.maxCostUsd` for a run's.
- */
-export function checkCostLimit(
-  limits: Limits | undefined,
-  options: Pick<AgentOptions, 'model' | 'pricing'>,
-  field: string,
-): void {
-  if (limits?.maxCostUsd === undefined) return;
-  if ((options.pricing ?? defaultPricing).lookup(options.model) !== undefined) return;
-  throw new ConfigError(
-    `${field}.maxCostUsd`,
-    `no price is known for model ${options.model}; add one with pricing`,
-  );
-}
-
-/** Per-run limits over the agent's; a key set to `undefined` does not erase the agent's value. */
-export function mergeLimits(base: Limits | undefined, override: Limits | undefined): Limits {
-  const merged: Record<string, number | undefined> = { ...base };
-  for (const [key, value] of Object.entries(override ?? {}))
-    if (value !== undefined) merged[key] = value;
-  return merged as Limits;
+  return settings;
 }
 
 function isExecutor(value: unknown): value is ToolExecutor {

@@ -6,22 +6,23 @@ import {
   HarnessError,
   type Message,
   messageText,
+  type ResolvedLoopSettings,
   type RunResult,
   type RunStatus,
+  resolveLoopOptions,
   runLoop,
   type SessionState,
   type ToolExecutor,
+  withRunLimits,
 } from '@mh/core';
-import { assertOptions, validateLimits } from '@mh/core/internal';
+import { assertOptions } from '@mh/core/internal';
 import { agentCompaction, agentMeter } from './agent-compaction.js';
 import { AgentFencing, type Refence } from './agent-fencing.js';
 import {
   type AgentOptions,
   buildExecutor,
   checkAgentOptions,
-  checkCostLimit,
   failedBeforeStart,
-  mergeLimits,
   type RunOptions,
 } from './agent-options.js';
 import { recoverTurn, toPromptMessage } from './agent-recovery.js';
@@ -47,6 +48,8 @@ export class Agent {
   readonly #session: SessionBinding | undefined;
   readonly #meter: ContextMeter;
   readonly #compaction: CompactionOptions | undefined;
+  /** The loop's settings, checked once here (see `resolveLoopOptions`). */
+  readonly #settings: ResolvedLoopSettings;
   #history: Message[];
   #loaded = false;
   #running = false;
@@ -60,13 +63,18 @@ export class Agent {
   #loopStarted = false;
 
   constructor(options: AgentOptions) {
-    checkAgentOptions(options);
+    const settings = checkAgentOptions(options);
     this.#options = options;
     const tools = buildExecutor(options);
     this.#fencing = new AgentFencing(options, options.system, tools.executor);
     this.#mayRepeat = tools.mayRepeat;
     this.#meter = agentMeter(options.compaction);
     this.#compaction = agentCompaction(options.compaction, options.model, this.#meter);
+    // The fenced system prompt and executor, and the compaction: the agent's own, checked once.
+    this.#settings = resolveLoopOptions(
+      { system: this.#system, tools: this.#executor, compaction: this.#compaction },
+      settings,
+    );
     this.#session =
       options.session === undefined
         ? undefined
@@ -245,13 +253,8 @@ export class Agent {
     assertOptions(options, ['signal', 'limits'], 'options');
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
       throw new ConfigError('options.signal', 'expected an AbortSignal');
-    if (options.limits !== undefined) {
-      checkCostLimit(
-        validateLimits(options.limits, 'options.limits'),
-        this.#options,
-        'options.limits',
-      );
-    }
+    // The agent's settings with this run's limits over its own (only they are checked).
+    const runSettings = withRunLimits(this.#settings, options.limits, 'options.limits');
     this.#assertIdle();
     this.#running = true;
     const session = this.#session;
@@ -285,20 +288,10 @@ export class Agent {
       this.#loopStarted = true;
       this.#settledStatus = undefined;
       const loop = runLoop({
-        provider: this.#options.provider,
-        model: this.#options.model,
-        system: this.#system,
+        resolved: this.#fenced(runSettings),
         history: this.#history,
-        tools: this.#executor,
-        limits: mergeLimits(this.#options.limits, options.limits),
         signal: options.signal,
-        tracer: this.#options.tracer,
-        pricing: this.#options.pricing,
-        maxOutputTokens: this.#options.maxOutputTokens,
-        temperature: this.#options.temperature,
-        clock: this.#options.clock,
         hooks: session?.hooks(),
-        compaction: this.#compaction,
         // However the run ends (even if the caller stops iterating), keep its valid history.
         onSettled: (history, status) => {
           this.#history = [...history];
@@ -379,6 +372,15 @@ export class Agent {
    * Makes the fencing follow the branch just loaded (its stored boundary, see
    * `AgentFencing.follow`) and returns its history as the agent sends it.
    */
+  /**
+   * The settings with the system prompt and executor of the fence in use: the branch loaded since
+   * the settings were made may have moved the fence to its stored boundary (see `#follow`).
+   */
+  #fenced(settings: ResolvedLoopSettings): ResolvedLoopSettings {
+    if (settings.system === this.#system && settings.tools === this.#executor) return settings;
+    return resolveLoopOptions({ system: this.#system, tools: this.#executor }, settings);
+  }
+
   #follow(session: SessionBinding, history: Message[]): Message[] {
     this.#refence = this.#fencing.follow(session.boundaries);
     session.boundary = this.#fencing.boundary;

@@ -9,7 +9,7 @@ import { recordFailure } from '../tracing/span-failure.js';
 import { SPAN_ATTRIBUTES as A } from '../tracing/vocabulary.js';
 import { type CompactionContext, type CompactionOutcome, Compactor } from './compactor.js';
 import { ContextMeter } from './context-meter.js';
-import { type CompactionOptions, resolveCompaction } from './options.js';
+import { type CompactionOptions, type ResolvedCompaction, resolveCompaction } from './options.js';
 import { providerSummarizer } from './provider-summarizer.js';
 import type { CompactionEvent, CompactionRecord } from './record.js';
 import { SUMMARY_INSTRUCTIONS } from './summary-prompt.js';
@@ -29,8 +29,10 @@ export function setupCompaction(
     readonly pricing: PricingTable;
     readonly clock: Clock;
   },
+  resolved?: ResolvedCompaction,
 ): RunCompaction {
-  const settings = resolveCompaction(options, run.model);
+  // Resolved once with the loop's settings (resolveLoopOptions), or now.
+  const settings = resolved ?? resolveCompaction(options, run.model);
   const meter = options.meter ?? new ContextMeter();
   const compactor = new Compactor(settings, {
     meter,

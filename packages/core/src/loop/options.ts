@@ -1,14 +1,18 @@
 import type { ContextMeterState } from '../compaction/context-meter.js';
-import type { CompactionOptions } from '../compaction/options.js';
+import {
+  type CompactionOptions,
+  type ResolvedCompaction,
+  resolveCompaction,
+} from '../compaction/options.js';
 import type { CompactionEvent } from '../compaction/record.js';
 import { ConfigError } from '../errors.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import { assertMessages } from '../messages/shape.js';
 import type { Usage } from '../messages/usage.js';
-import type { Clock } from '../ports/clock.js';
+import { type Clock, systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
 import type { ToolExecutor } from '../ports/tool.js';
-import type { Span, Tracer } from '../ports/tracer.js';
+import { noopTracer, type Span, type Tracer } from '../ports/tracer.js';
 import { defaultPricing, type PricingTable } from '../pricing/prices.js';
 import { assertCollaborators, assertOptions, shownValue } from '../support/option-checks.js';
 import { type Limits, validateLimits } from './limits.js';
@@ -90,26 +94,148 @@ export interface LoopOptions {
   readonly compaction?: CompactionOptions;
 }
 
-const LOOP_OPTION_KEYS = [
+/**
+ * A run of settings checked once by `resolveLoopOptions` (an agent's, say): the run checks only
+ * its own options. The settings (provider, model, system, tools, limits, tracer, clock, pricing,
+ * sampling, stop sequences, compaction) may not be given again beside them.
+ */
+export interface ResolvedLoopOptions extends Pick<LoopOptions, (typeof RUN_KEYS)[number]> {
+  readonly resolved: ResolvedLoopSettings;
+}
+
+/** The options that stay the same from run to run: settings, resolved once. */
+const SETTING_KEYS = [
   'provider',
   'model',
   'system',
-  'history',
   'tools',
   'limits',
-  'signal',
   'tracer',
-  'parentSpan',
   'clock',
   'pricing',
   'maxOutputTokens',
   'temperature',
   'stopSequences',
-  'runId',
-  'onSettled',
-  'hooks',
   'compaction',
-];
+] as const;
+
+/** The options that are a run's own. */
+const RUN_KEYS = ['history', 'signal', 'parentSpan', 'runId', 'onSettled', 'hooks'] as const;
+
+/** The loop options that stay the same from run to run (see `resolveLoopOptions`). */
+export type LoopSettings = Pick<LoopOptions, (typeof SETTING_KEYS)[number]>;
+
+/** Loop settings checked once, with their defaults filled in (made by `resolveLoopOptions`). */
+export interface ResolvedLoopSettings extends LoopSettings {
+  readonly limits: Limits;
+  readonly clock: Clock;
+  readonly tracer: Tracer;
+  readonly pricing: PricingTable;
+  /** The compaction settings, resolved against the model (absent: no compaction). */
+  readonly resolvedCompaction: ResolvedCompaction | undefined;
+}
+
+/** Settings made by `resolveLoopOptions` (so a run can trust them without checking again). */
+const resolvedSettings = new WeakSet<object>();
+
+/**
+ * Checks the settings of a loop once and fills in their defaults: the clock, the tracer, the
+ * prices, the limits and the compaction. A run given them (`LoopOptions.resolved`) checks only
+ * what is its own, so an agent running many times checks its settings once, and each mistake has
+ * one message. With `base`, only the settings given are checked, over the base's.
+ */
+export function resolveLoopOptions(settings: LoopSettings): ResolvedLoopSettings;
+export function resolveLoopOptions(
+  changes: Partial<LoopSettings>,
+  base: ResolvedLoopSettings,
+): ResolvedLoopSettings;
+export function resolveLoopOptions(
+  settings: Partial<LoopSettings>,
+  base?: ResolvedLoopSettings,
+): ResolvedLoopSettings {
+  if (settings === null || typeof settings !== 'object') {
+    throw new ConfigError('options', 'expected an object');
+  }
+  if (base !== undefined && !resolvedSettings.has(base)) {
+    throw new ConfigError('base', 'expected settings made by resolveLoopOptions');
+  }
+  assertOptions(settings, SETTING_KEYS, '');
+  assertCollaborators(settings);
+  const has = (key: (typeof SETTING_KEYS)[number]): boolean =>
+    base === undefined || Object.hasOwn(settings, key);
+  const merged = { ...base, ...settings } as LoopSettings;
+  if (has('provider') && (!merged.provider || typeof merged.provider.stream !== 'function')) {
+    throw new ConfigError('provider', 'expected a Provider, e.g. fake() or anthropic()');
+  }
+  if (has('model') && (typeof merged.model !== 'string' || merged.model.trim() === '')) {
+    throw new ConfigError('model', 'expected a non-empty model id');
+  }
+  if (has('system') && merged.system !== undefined && typeof merged.system !== 'string') {
+    throw new ConfigError('system', 'expected a string');
+  }
+  if (has('tools') && merged.tools !== undefined && typeof merged.tools?.execute !== 'function') {
+    throw new ConfigError('tools', 'expected a ToolExecutor');
+  }
+  checkSampling(base === undefined ? merged : settings);
+  if (
+    has('stopSequences') &&
+    merged.stopSequences !== undefined &&
+    (!Array.isArray(merged.stopSequences) ||
+      merged.stopSequences.some((sequence) => typeof sequence !== 'string'))
+  ) {
+    throw new ConfigError('stopSequences', 'expected an array of strings');
+  }
+  const limits = has('limits')
+    ? validateLimits(merged.limits)
+    : (base as ResolvedLoopSettings).limits;
+  const pricing = merged.pricing ?? defaultPricing;
+  checkCostPrice(limits, pricing, merged.model as string, 'limits');
+  const resolvedCompaction =
+    has('compaction') || has('model')
+      ? merged.compaction && resolveCompaction(merged.compaction, merged.model as string)
+      : base?.resolvedCompaction;
+  const resolved: ResolvedLoopSettings = Object.freeze({
+    ...merged,
+    limits,
+    clock: merged.clock ?? systemClock,
+    tracer: merged.tracer ?? noopTracer,
+    pricing,
+    resolvedCompaction,
+  });
+  resolvedSettings.add(resolved);
+  return resolved;
+}
+
+/**
+ * The settings with a run's own limits over theirs (a key set to `undefined` keeps the
+ * settings' value). Only `limits` is checked, its mistakes named under `field`.
+ */
+export function withRunLimits(
+  settings: ResolvedLoopSettings,
+  limits: Limits | undefined,
+  field: string,
+): ResolvedLoopSettings {
+  if (!resolvedSettings.has(settings)) {
+    throw new ConfigError('settings', 'expected settings made by resolveLoopOptions');
+  }
+  if (limits === undefined) return settings;
+  const own = validateLimits(limits, field);
+  checkCostPrice(own, settings.pricing, settings.model, field);
+  const merged: Record<string, number | undefined> = { ...settings.limits };
+  for (const [key, value] of Object.entries(own)) if (value !== undefined) merged[key] = value;
+  const resolved: ResolvedLoopSettings = Object.freeze({ ...settings, limits: merged as Limits });
+  resolvedSettings.add(resolved);
+  return resolved;
+}
+
+/** Refuses a cost limit on a model whose price is unknown: the guard could never trip. */
+function checkCostPrice(limits: Limits, pricing: PricingTable, model: string, field: string): void {
+  if (limits.maxCostUsd === undefined || pricing.lookup(model) !== undefined) return;
+  throw new ConfigError(
+    `${field}.maxCostUsd`,
+    `no price is known for model ${model}; add one with pricing`,
+  );
+}
 
 /**
  * Throws `ConfigError` when `maxOutputTokens` is not a positive integer or `temperature` not a
@@ -139,38 +265,38 @@ function isPositiveInteger(value: unknown): boolean {
 }
 
 /**
- * Throws `ConfigError` naming the first bad field; returns the validated limits. The first
- * `settledMessages` of the history were checked by an earlier run (see settled-histories.ts).
+ * Checks a run's options, throwing `ConfigError` naming the first bad field, and returns its
+ * resolved settings: `resolved` as given (settings checked once before), or the settings of
+ * `options` resolved now. The first `settledMessages` of the history were checked by an earlier
+ * run (see settled-histories.ts).
  */
-export function checkLoopOptions(options: LoopOptions, settledMessages = 0): Limits {
+export function checkLoopOptions(
+  options: LoopOptions | ResolvedLoopOptions,
+  settledMessages = 0,
+): ResolvedLoopSettings {
   if (options === null || typeof options !== 'object') {
     throw new ConfigError('options', 'expected an object');
   }
-  assertOptions(options, LOOP_OPTION_KEYS, '');
-  assertCollaborators(options);
-  if (!options.provider || typeof options.provider.stream !== 'function') {
-    throw new ConfigError('provider', 'expected a Provider with a stream() method');
-  }
-  if (typeof options.model !== 'string' || options.model.length === 0) {
-    throw new ConfigError('model', 'expected a non-empty string');
-  }
-  if (options.system !== undefined && typeof options.system !== 'string') {
-    throw new ConfigError('system', 'expected a string');
+  assertOptions(options, [...SETTING_KEYS, ...RUN_KEYS, 'resolved'], '');
+  const given = options as Partial<LoopOptions> & { readonly resolved?: unknown };
+  let settings: ResolvedLoopSettings;
+  if (given.resolved !== undefined) {
+    if (typeof given.resolved !== 'object' || !resolvedSettings.has(given.resolved as object)) {
+      throw new ConfigError('resolved', 'expected settings made by resolveLoopOptions');
+    }
+    const twice = SETTING_KEYS.find((key) => given[key] !== undefined);
+    if (twice !== undefined) {
+      throw new ConfigError(twice, 'already given in the resolved settings: give it there');
+    }
+    settings = given.resolved as ResolvedLoopSettings;
+  } else {
+    const own: Record<string, unknown> = {};
+    for (const key of SETTING_KEYS) if (given[key] !== undefined) own[key] = given[key];
+    settings = resolveLoopOptions(own as unknown as LoopSettings);
   }
   assertMessages(options.history, 'history', settledMessages);
-  if (options.tools !== undefined && typeof options.tools?.execute !== 'function') {
-    throw new ConfigError('tools', 'expected a ToolExecutor');
-  }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new ConfigError('signal', 'expected an AbortSignal');
-  }
-  checkSampling(options);
-  if (
-    options.stopSequences !== undefined &&
-    (!Array.isArray(options.stopSequences) ||
-      options.stopSequences.some((sequence) => typeof sequence !== 'string'))
-  ) {
-    throw new ConfigError('stopSequences', 'expected an array of strings');
   }
   if (options.hooks !== undefined) {
     assertOptions(
@@ -182,15 +308,5 @@ export function checkLoopOptions(options: LoopOptions, settledMessages = 0): Lim
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new ConfigError('onSettled', 'expected a function');
   }
-  const limits = validateLimits(options.limits);
-  if (
-    limits.maxCostUsd !== undefined &&
-    (options.pricing ?? defaultPricing).lookup(options.model) === undefined
-  ) {
-    throw new ConfigError(
-      'limits.maxCostUsd',
-      `no price is known for model ${options.model}; add one with pricing`,
-    );
-  }
-  return limits;
+  return settings;
 }

@@ -1,13 +1,10 @@
 import { setupCompaction } from '../compaction/step.js';
 import { newMessageId } from '../messages/message.js';
 import { takeSettledPrefix } from '../messages/settled-histories.js';
-import { systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
-import { noopTracer } from '../ports/tracer.js';
-import { defaultPricing } from '../pricing/prices.js';
 import { abortedStop, firstTripped, runGuards } from './guards.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
-import { checkLoopOptions, type LoopOptions } from './options.js';
+import { checkLoopOptions, type LoopOptions, type ResolvedLoopOptions } from './options.js';
 import type { AgentEvent, RunResult } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { endRunSpan, startRunSpan } from './run-span.js';
@@ -22,33 +19,34 @@ import { runTurn, type TurnContext } from './turn.js';
  * Configuration errors throw `ConfigError` before the first event; failures during the run end it
  * with status `error` instead of throwing.
  */
-export async function* runLoop(options: LoopOptions): AsyncGenerator<AgentEvent, RunResult, void> {
+export async function* runLoop(
+  options: LoopOptions | ResolvedLoopOptions,
+): AsyncGenerator<AgentEvent, RunResult, void> {
   // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
   const settledPrefix = Array.isArray(options?.history)
     ? takeSettledPrefix(options.history)
     : undefined;
-  const limits = checkLoopOptions(options, settledPrefix?.length ?? 0);
-  const clock = options.clock ?? systemClock;
-  const tracer = options.tracer ?? noopTracer;
-  const pricing = options.pricing ?? defaultPricing;
+  const settings = checkLoopOptions(options, settledPrefix?.length ?? 0);
+  const { model, provider, limits, clock, tracer, pricing } = settings;
   const runId = options.runId ?? newMessageId('run');
   const startedAt = clock.now();
   const run = new RunSignal(options.signal, limits.timeoutMs, clock);
-  const runSpan = startRunSpan(tracer, options, runId);
-  const { model, provider } = options;
-  const compaction = options.compaction
-    ? setupCompaction(options.compaction, { provider, model, pricing, clock })
+  const runSpan = startRunSpan(tracer, settings, options.parentSpan, runId);
+  const compaction = settings.compaction
+    ? setupCompaction(
+        settings.compaction,
+        { provider, model, pricing, clock },
+        settings.resolvedCompaction,
+      )
     : undefined;
   const state = new RunState(options.history, settledPrefix, options.onSettled);
   const turn: TurnContext = {
-    options,
-    limits,
+    settings,
+    hooks: options.hooks,
     run,
     tracer,
     runSpan,
     runId,
-    pricing,
-    clock,
     compaction,
     guards: runGuards(limits, limits.maxTurns ?? DEFAULT_MAX_TURNS),
     abortStop: () =>

@@ -3,19 +3,23 @@ import { SPAN_NAMES, type Span, type Tracer } from '../ports/tracer.js';
 import { recordFailure } from '../tracing/span-failure.js';
 import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS } from '../tracing/vocabulary.js';
 import { usageAttributes } from './model-call.js';
-import type { LoopOptions } from './options.js';
 import type { RunStatus } from './run-result.js';
 import type { RunState } from './run-state.js';
 
 /** Opens the run's `mh.run` span, under the caller's span when one is given. */
-export function startRunSpan(tracer: Tracer, options: LoopOptions, runId: string): Span {
+export function startRunSpan(
+  tracer: Tracer,
+  settings: { readonly model: string; readonly provider: { readonly name: string } },
+  parent: Span | undefined,
+  runId: string,
+): Span {
   return tracer.startSpan(SPAN_NAMES.run, {
-    parent: options.parentSpan,
+    parent,
     attributes: {
       [A.operationName]: GEN_AI_OPERATIONS.run,
       [A.runId]: runId,
-      [A.requestModel]: options.model,
-      [A.providerName]: options.provider.name,
+      [A.requestModel]: settings.model,
+      [A.providerName]: settings.provider.name,
     },
   });
 }

@@ -13,7 +13,7 @@ import { SPAN_ATTRIBUTES as A } from '../tracing/vocabulary.js';
 import { firstTripped, type RunGuards, type Stop } from './guards.js';
 import type { Limits } from './limits.js';
 import { type MessageEnd, type ModelCallOutcome, streamModelCall } from './model-call.js';
-import type { LoopOptions } from './options.js';
+import type { LoopHooks, ResolvedLoopSettings } from './options.js';
 import { requestSnapshot } from './request-snapshot.js';
 import type { AgentEvent } from './run-result.js';
 import type { RunSignal } from './run-signal.js';
@@ -22,15 +22,13 @@ import { runToolBatch } from './tool-batch.js';
 
 /** What every turn of a run shares. */
 export interface TurnContext {
-  readonly options: LoopOptions;
-  readonly limits: Limits;
+  readonly settings: ResolvedLoopSettings;
+  readonly hooks: LoopHooks | undefined;
   readonly guards: RunGuards;
   readonly run: RunSignal;
   readonly tracer: Tracer;
   readonly runSpan: Span;
   readonly runId: string;
-  readonly pricing: PricingTable;
-  readonly clock: Clock;
   readonly compaction: RunCompaction | undefined;
   /** The stop of an abort now (a cancel, or the run's timeout). */
   readonly abortStop: () => Stop;
@@ -59,7 +57,7 @@ export async function* runTurn(
       const details = violations.map((violation) => violation.detail).join('; ');
       throw new HarnessError(`History breaks the pairing invariant: ${details}`);
     }
-    const tools = context.options.tools?.specs() ?? [];
+    const tools = context.settings.tools?.specs() ?? [];
     if (context.compaction) yield* compact(state, context, context.compaction, tools, span);
     if (state.stop) return 'end';
     const call = yield* callModel(state, context, tools, span);
@@ -88,7 +86,7 @@ async function* compact(
   tools: readonly ToolSpec[],
   span: Span,
 ): AsyncGenerator<AgentEvent, void, void> {
-  const { options, run, tracer } = context;
+  const { settings: options, run, tracer } = context;
   const step = await compactionStep(
     compaction,
     state.history,
@@ -105,7 +103,7 @@ async function* compact(
   if (step.events.length > 0) {
     state.charge(step.usage, step.costUsd);
     state.compacted(step.history, step.records);
-    await options.hooks?.compacted?.(step.events, state.history);
+    await context.hooks?.compacted?.(step.events, state.history);
     for (const event of step.events) yield event;
   }
   if (run.aborted) state.stop = context.abortStop();
@@ -118,7 +116,7 @@ async function* callModel(
   tools: readonly ToolSpec[],
   span: Span,
 ): AsyncGenerator<AgentEvent, ModelCallOutcome, void> {
-  const { options } = context;
+  const { settings: options } = context;
   const request = requestSnapshot(
     {
       model: options.model,
@@ -135,8 +133,8 @@ async function* callModel(
     run: context.run,
     tracer: context.tracer,
     parent: span,
-    pricing: context.pricing,
-    clock: context.clock,
+    pricing: options.pricing,
+    clock: options.clock,
   });
   state.charge(call.discardedUsage, call.costUsd);
   return call;
@@ -169,7 +167,7 @@ async function* answer(
   tools: readonly ToolSpec[],
   span: Span,
 ): AsyncGenerator<AgentEvent, TurnEnd, void> {
-  const { options, run } = context;
+  const { settings: options, run, hooks } = context;
   // The meter's estimate of the request (incremental), kept with the committed turn. The history
   // still holds exactly what was sent: measured from it, the request's messages need no copy
   // (and a provider that changed its copy does not skew the meter).
@@ -187,15 +185,15 @@ async function* answer(
   const calls = toolUsesOf(assistant);
   let stop: Stop | undefined;
   if (calls.length > 0) {
-    await options.hooks?.beforeTools?.(assistant);
+    await hooks?.beforeTools?.(assistant);
     const batch = yield* runToolBatch(calls, {
       executor: options.tools,
       run,
       tracer: context.tracer,
       parent: span,
       repeats: state.repeats,
-      maxRepeatedCalls: context.limits.maxRepeatedCalls,
-      hooks: options.hooks,
+      maxRepeatedCalls: options.limits.maxRepeatedCalls,
+      hooks,
     });
     if (batch.results.length > 0)
       state.append({ id: newMessageId(), role: 'user', content: batch.results });
@@ -207,7 +205,7 @@ async function* answer(
       stop = { status: 'guard', guard: 'max-repeated-calls', error: batch.repeatTrip };
   }
   if (state.history.length > turnStart) {
-    await options.hooks?.turnCommitted?.({
+    await hooks?.turnCommitted?.({
       turn: state.turns,
       messages: state.history.slice(turnStart),
       usage: addUsage(end.usage, call.discardedUsage),
