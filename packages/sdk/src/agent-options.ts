@@ -2,7 +2,6 @@ import {
   type Clock,
   type CompactionOptions,
   ConfigError,
-  defaultPricing,
   HarnessError,
   type Limits,
   type Message,
