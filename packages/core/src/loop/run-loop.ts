@@ -4,12 +4,27 @@ import { takeSettledPrefix } from '../messages/settled-histories.js';
 import type { Provider } from '../ports/provider.js';
 import { abortedStop, firstTripped, runGuards } from './guards.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
+import { streamModelCall } from './model-call.js';
 import { checkLoopOptions, type LoopOptions, type ResolvedLoopOptions } from './options.js';
 import type { AgentEvent, RunResult } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { endRunSpan, startRunSpan } from './run-span.js';
 import { RunState } from './run-state.js';
-import { runTurn, type TurnContext } from './turn.js';
+import { runToolBatch, type ToolBatchOutcome } from './tool-batch.js';
+import {
+  beginTurn,
+  commitTurn,
+  endsRun,
+  endTurn,
+  failTurn,
+  modelCallContext,
+  modelRequest,
+  prepareTurn,
+  type TurnContext,
+  takeCall,
+  takeResults,
+  toolBatchContext,
+} from './turn.js';
 
 /**
  * The agent loop: turns until the model stops calling tools, a guard trips, the run is cancelled or
@@ -22,6 +37,79 @@ import { runTurn, type TurnContext } from './turn.js';
 export async function* runLoop(
   options: LoopOptions | ResolvedLoopOptions,
 ): AsyncGenerator<AgentEvent, RunResult, void> {
+  const { state, context, startedAt } = startRun(options);
+  const { run, runSpan, settings } = context;
+  let loopEnded = false;
+  try {
+    yield { type: 'run-start', runId: context.runId, model: settings.model };
+    if (state.initialRepairs.length > 0)
+      yield { type: 'history-repair', repairs: state.initialRepairs };
+    while (state.stop === undefined) {
+      state.stop = run.aborted
+        ? context.abortStop()
+        : firstTripped(context.guards.beforeTurn, state);
+      if (state.stop) break;
+      const span = beginTurn(state, context);
+      yield { type: 'turn-start', turn: state.turns };
+      try {
+        const { tools, events } = await prepareTurn(state, context, span);
+        for (const event of events) yield event;
+        if (run.aborted) {
+          state.stop = context.abortStop();
+          break;
+        }
+        const request = modelRequest(state, context, tools);
+        const call = yield* streamModelCall(request, modelCallContext(context, span));
+        const answer = takeCall(state, context, call, tools);
+        if (answer === undefined) break;
+        if (answer.renames.length > 0) yield { type: 'history-repair', repairs: answer.renames };
+        let batch: ToolBatchOutcome | undefined;
+        if (answer.calls.length > 0) {
+          await context.hooks?.beforeTools?.(answer.assistant);
+          batch = yield* runToolBatch(answer.calls, toolBatchContext(state, context, span));
+          if (takeResults(state, context, batch)) break;
+        }
+        await commitTurn(state, context, answer);
+        yield {
+          type: 'turn-end',
+          turn: state.turns,
+          usage: answer.end.usage,
+          costUsd: call.costUsd,
+        };
+        if (endsRun(state, context, answer, batch)) break;
+      } catch (error) {
+        failTurn(state, error);
+      } finally {
+        endTurn(state, span);
+      }
+    }
+    loopEnded = true;
+  } finally {
+    run.dispose();
+    if (!loopEnded) {
+      // The consumer stopped iterating early: no result will be read, but the history must settle.
+      state.settle('cancelled');
+      endRunSpan(runSpan, state, { status: 'cancelled' });
+    }
+  }
+  const finalRepairs = state.settle(state.stop?.status ?? 'completed');
+  if (finalRepairs.length > 0) {
+    state.repairs.push(...finalRepairs);
+    yield { type: 'history-repair', repairs: finalRepairs };
+  }
+  const result = state.result(context.runId, settings.clock.now() - startedAt);
+  const settled = settleWithProvider(settings.provider, result);
+  endRunSpan(runSpan, state, settled);
+  yield { type: 'run-end', result: settled };
+  return settled;
+}
+
+/** Checks the options and sets the run up: its state, its span and what its turns share. */
+function startRun(options: LoopOptions | ResolvedLoopOptions): {
+  readonly state: RunState;
+  readonly context: TurnContext;
+  readonly startedAt: number;
+} {
   // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
   const settledPrefix = Array.isArray(options?.history)
     ? takeSettledPrefix(options.history)
@@ -40,7 +128,7 @@ export async function* runLoop(
       )
     : undefined;
   const state = new RunState(options.history, settledPrefix, options.onSettled);
-  const turn: TurnContext = {
+  const context: TurnContext = {
     settings,
     hooks: options.hooks,
     run,
@@ -52,33 +140,7 @@ export async function* runLoop(
     abortStop: () =>
       abortedStop(run.reason, limits.timeoutMs, clock.now() - startedAt, options.signal?.reason),
   };
-  let loopEnded = false;
-  try {
-    yield { type: 'run-start', runId, model };
-    if (state.initialRepairs.length > 0)
-      yield { type: 'history-repair', repairs: state.initialRepairs };
-    while (state.stop === undefined) {
-      state.stop = run.aborted ? turn.abortStop() : firstTripped(turn.guards.beforeTurn, state);
-      if (state.stop || (yield* runTurn(state, turn)) === 'end') break;
-    }
-    loopEnded = true;
-  } finally {
-    run.dispose();
-    if (!loopEnded) {
-      // The consumer stopped iterating early: no result will be read, but the history must settle.
-      state.settle('cancelled');
-      endRunSpan(runSpan, state, { status: 'cancelled' });
-    }
-  }
-  const finalRepairs = state.settle(state.stop?.status ?? 'completed');
-  if (finalRepairs.length > 0) {
-    state.repairs.push(...finalRepairs);
-    yield { type: 'history-repair', repairs: finalRepairs };
-  }
-  const result = settleWithProvider(provider, state.result(runId, clock.now() - startedAt));
-  endRunSpan(runSpan, state, result);
-  yield { type: 'run-end', result };
-  return result;
+  return { state, context, startedAt };
 }
 
 /** The run's result as the provider settles it (`Provider.settle`), or as it is. */

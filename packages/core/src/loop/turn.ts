@@ -1,21 +1,27 @@
 import { compactionStep, type RunCompaction } from '../compaction/step.js';
 import { HarnessError } from '../errors.js';
 import type { HistoryRepair } from '../messages/history.js';
-import { type Message, messageText, newMessageId, toolUsesOf } from '../messages/message.js';
+import {
+  type Message,
+  messageText,
+  newMessageId,
+  type ToolUseBlock,
+  toolUsesOf,
+} from '../messages/message.js';
 import { addUsage, promptTokens } from '../messages/usage.js';
-import type { ToolSpec } from '../ports/provider.js';
+import type { ModelRequest, ToolSpec } from '../ports/provider.js';
 import { SPAN_NAMES, type Span, type Tracer } from '../ports/tracer.js';
 import { isErrorObject, thrownText } from '../support/thrown-text.js';
 import { recordFailure } from '../tracing/span-failure.js';
 import { SPAN_ATTRIBUTES as A } from '../tracing/vocabulary.js';
 import { firstTripped, type RunGuards, type Stop } from './guards.js';
-import { type MessageEnd, type ModelCallOutcome, streamModelCall } from './model-call.js';
+import type { MessageEnd, ModelCallContext, ModelCallOutcome } from './model-call.js';
 import type { LoopHooks, ResolvedLoopSettings } from './options.js';
 import { requestSnapshot } from './request-snapshot.js';
 import type { AgentEvent } from './run-result.js';
 import type { RunSignal } from './run-signal.js';
 import type { RunState } from './run-state.js';
-import { runToolBatch } from './tool-batch.js';
+import type { ToolBatchContext, ToolBatchOutcome } from './tool-batch.js';
 
 /** What every turn of a run shares. */
 export interface TurnContext {
@@ -31,67 +37,150 @@ export interface TurnContext {
   readonly abortStop: () => Stop;
 }
 
-/** Whether the run goes on to another turn, or ends (with `state.stop` saying why, if early). */
-export type TurnEnd = 'next' | 'end';
-
 /**
- * One turn inside an `mh.turn` span: check the history, compact it if due, call the model, run
- * the tools it called and commit the turn. A failure ends the run with status `error`.
+ * A turn is run by `runLoop` step by step: it yields the model call's and the tools' events
+ * itself, since every layer of generator between them and the caller costs each streamed event a
+ * round of promises. These are the steps.
  */
-export async function* runTurn(
-  state: RunState,
-  context: TurnContext,
-): AsyncGenerator<AgentEvent, TurnEnd, void> {
+
+/** Starts a turn: counts it and opens its `mh.turn` span. */
+export function beginTurn(state: RunState, context: TurnContext): Span {
   state.turns++;
-  yield { type: 'turn-start', turn: state.turns };
-  const span = context.tracer.startSpan(SPAN_NAMES.turn, {
+  return context.tracer.startSpan(SPAN_NAMES.turn, {
     parent: context.runSpan,
     attributes: { [A.turn]: state.turns },
   });
-  try {
-    const violations = state.checker.check(state.history);
-    if (violations.length > 0) {
-      const details = violations.map((violation) => violation.detail).join('; ');
-      throw new HarnessError(`History breaks the pairing invariant: ${details}`);
-    }
-    const tools = context.settings.tools?.specs() ?? [];
-    if (context.compaction) yield* compact(state, context, context.compaction, tools, span);
-    if (state.stop) return 'end';
-    const call = yield* callModel(state, context, tools, span);
-    if (call.end === undefined) {
-      state.stop = stopWithout(state, context, call);
-      return 'end';
-    }
-    return yield* answer(state, context, call, call.end, tools, span);
-  } catch (error) {
-    state.stop = {
-      status: 'error',
-      error: isErrorObject(error) ? error : new HarnessError(thrownText('The run', error)),
-    };
-    return 'end';
-  } finally {
-    if (state.stop?.status === 'error') recordFailure(span, state.stop.error);
-    span.end();
-  }
 }
 
-/** Runs the compactor before the model call; an abort during it stops the run. */
-async function* compact(
+/**
+ * Checks the history before the request (a broken one fails the run) and compacts it if due;
+ * returns the tool specs of the request and the compaction's events.
+ */
+export async function prepareTurn(
+  state: RunState,
+  context: TurnContext,
+  span: Span,
+): Promise<{ readonly tools: readonly ToolSpec[]; readonly events: readonly AgentEvent[] }> {
+  const violations = state.checker.check(state.history);
+  if (violations.length > 0) {
+    const details = violations.map((violation) => violation.detail).join('; ');
+    throw new HarnessError(`History breaks the pairing invariant: ${details}`);
+  }
+  const tools = context.settings.tools?.specs() ?? [];
+  const events = context.compaction
+    ? await compact(state, context, context.compaction, tools, span)
+    : [];
+  return { tools, events };
+}
+
+/** What the model call of a turn needs besides its request. */
+export function modelCallContext(context: TurnContext, span: Span): ModelCallContext {
+  return {
+    provider: context.settings.provider,
+    run: context.run,
+    tracer: context.tracer,
+    parent: span,
+    pricing: context.settings.pricing,
+    clock: context.settings.clock,
+  };
+}
+
+/**
+ * Charges the model call and takes its message into the history; undefined when the call did not
+ * complete (the run stops: its error, or the abort).
+ */
+export function takeCall(
+  state: RunState,
+  context: TurnContext,
+  call: ModelCallOutcome,
+  tools: readonly ToolSpec[],
+): Answer | undefined {
+  state.charge(call.discardedUsage, call.costUsd);
+  if (call.end === undefined) {
+    state.stop = stopWithout(state, context, call);
+    return undefined;
+  }
+  return takeAnswer(state, context, call, call.end, tools);
+}
+
+/** What the tool calls of a turn need. */
+export function toolBatchContext(
+  state: RunState,
+  context: TurnContext,
+  span: Span,
+): ToolBatchContext {
+  return {
+    executor: context.settings.tools,
+    run: context.run,
+    tracer: context.tracer,
+    parent: span,
+    repeats: state.repeats,
+    maxRepeatedCalls: context.settings.limits.maxRepeatedCalls,
+    hooks: context.hooks,
+  };
+}
+
+/** Appends the tools' results; true when the run was aborted meanwhile (it stops). */
+export function takeResults(
+  state: RunState,
+  context: TurnContext,
+  batch: ToolBatchOutcome,
+): boolean {
+  if (batch.results.length > 0)
+    state.append({ id: newMessageId(), role: 'user', content: batch.results });
+  if (!context.run.aborted) return false;
+  state.stop = context.abortStop();
+  return true;
+}
+
+/**
+ * Whether the run ends after this committed turn: the model called no tool (it answered), the
+ * repeated-call guard tripped in its tools, or a guard that follows a tool turn trips.
+ */
+export function endsRun(
+  state: RunState,
+  context: TurnContext,
+  answer: Answer,
+  batch: ToolBatchOutcome | undefined,
+): boolean {
+  if (answer.calls.length === 0) return true;
+  state.stop = batch?.repeatTrip
+    ? { status: 'guard', guard: 'max-repeated-calls', error: batch.repeatTrip }
+    : firstTripped(context.guards.afterToolTurn, state);
+  return state.stop !== undefined;
+}
+
+/** A turn that threw: the run ends with status `error`. */
+export function failTurn(state: RunState, error: unknown): void {
+  state.stop = {
+    status: 'error',
+    error: isErrorObject(error) ? error : new HarnessError(thrownText('The run', error)),
+  };
+}
+
+/** Ends the turn's span, recording the run's failure on it. */
+export function endTurn(state: RunState, span: Span): void {
+  if (state.stop?.status === 'error') recordFailure(span, state.stop.error);
+  span.end();
+}
+
+/** Runs the compactor before the model call and returns its events. */
+async function compact(
   state: RunState,
   context: TurnContext,
   compaction: RunCompaction,
   tools: readonly ToolSpec[],
   span: Span,
-): AsyncGenerator<AgentEvent, void, void> {
-  const { settings: options, run, tracer } = context;
+): Promise<readonly AgentEvent[]> {
+  const { settings, run, tracer } = context;
   const step = await compactionStep(
     compaction,
     state.history,
     {
       runId: context.runId,
       turn: state.turns,
-      model: options.model,
-      system: options.system,
+      model: settings.model,
+      system: settings.system,
       tools,
       signal: run.signal,
     },
@@ -101,40 +190,28 @@ async function* compact(
     state.charge(step.usage, step.costUsd);
     state.compacted(step.history, step.records);
     await context.hooks?.compacted?.(step.events, state.history);
-    for (const event of step.events) yield event;
   }
-  if (run.aborted) state.stop = context.abortStop();
+  return step.events;
 }
 
-/** Streams the model call of the turn and charges what it cost. */
-async function* callModel(
+/** The request of the turn: a snapshot of the history as it is now. */
+export function modelRequest(
   state: RunState,
   context: TurnContext,
   tools: readonly ToolSpec[],
-  span: Span,
-): AsyncGenerator<AgentEvent, ModelCallOutcome, void> {
-  const { settings: options } = context;
-  const request = requestSnapshot(
+): ModelRequest {
+  const { settings } = context;
+  return requestSnapshot(
     {
-      model: options.model,
-      system: options.system,
+      model: settings.model,
+      system: settings.system,
       tools,
-      maxOutputTokens: options.maxOutputTokens,
-      temperature: options.temperature,
-      stopSequences: options.stopSequences,
+      maxOutputTokens: settings.maxOutputTokens,
+      temperature: settings.temperature,
+      stopSequences: settings.stopSequences,
     },
     state.history,
   );
-  const call = yield* streamModelCall(request, {
-    provider: options.provider,
-    run: context.run,
-    tracer: context.tracer,
-    parent: span,
-    pricing: options.pricing,
-    clock: options.clock,
-  });
-  state.charge(call.discardedUsage, call.costUsd);
-  return call;
 }
 
 /** Why the run stops after a model call that did not complete: its error, or the abort. */
@@ -152,89 +229,88 @@ function stopWithout(state: RunState, context: TurnContext, call: ModelCallOutco
   return context.abortStop();
 }
 
-/**
- * Takes the model's message into the history, runs the calls it made, commits the turn and
- * checks the guards that follow a tool turn.
- */
-async function* answer(
+/** The model's message as the turn takes it into the history. */
+export interface Answer {
+  readonly call: ModelCallOutcome;
+  readonly end: MessageEnd;
+  readonly assistant: Message;
+  readonly calls: readonly ToolUseBlock[];
+  /** Tool call ids the history had used already, renamed. */
+  readonly renames: readonly HistoryRepair[];
+  /** Where the turn's messages start in the history. */
+  readonly turnStart: number;
+  /** The meter's estimate of the request (with compaction on). */
+  readonly estimatedTokens: number | undefined;
+}
+
+/** Takes the model's message into the history (renaming reused call ids) and charges its usage. */
+function takeAnswer(
   state: RunState,
   context: TurnContext,
   call: ModelCallOutcome,
   end: MessageEnd,
   tools: readonly ToolSpec[],
-  span: Span,
-): AsyncGenerator<AgentEvent, TurnEnd, void> {
-  const { settings: options, run, hooks } = context;
+): Answer {
+  const { settings } = context;
   // The meter's estimate of the request (incremental), kept with the committed turn. The history
   // still holds exactly what was sent: measured from it, the request's messages need no copy
   // (and a provider that changed its copy does not skew the meter).
   const estimatedTokens = context.compaction?.meter.observe(
-    { model: options.model, system: options.system, tools, messages: state.history },
+    { model: settings.model, system: settings.system, tools, messages: state.history },
     end.usage,
   );
   state.charge(end.usage, 0);
   state.stopReason = end.stopReason;
-  const assistant = yield* freshIds(state, end);
+  const renames = freshIds(state, end);
+  const assistant = renames.message;
   // An empty assistant message is not appended: providers reject empty content.
   const turnStart = state.history.length;
   if (assistant.content.length > 0) state.append(assistant);
   state.lastText = messageText(assistant);
-  const calls = toolUsesOf(assistant);
-  let stop: Stop | undefined;
-  if (calls.length > 0) {
-    await hooks?.beforeTools?.(assistant);
-    const batch = yield* runToolBatch(calls, {
-      executor: options.tools,
-      run,
-      tracer: context.tracer,
-      parent: span,
-      repeats: state.repeats,
-      maxRepeatedCalls: options.limits.maxRepeatedCalls,
-      hooks,
-    });
-    if (batch.results.length > 0)
-      state.append({ id: newMessageId(), role: 'user', content: batch.results });
-    if (run.aborted) {
-      state.stop = context.abortStop();
-      return 'end';
-    }
-    if (batch.repeatTrip)
-      stop = { status: 'guard', guard: 'max-repeated-calls', error: batch.repeatTrip };
-  }
-  if (state.history.length > turnStart) {
-    await hooks?.turnCommitted?.({
-      turn: state.turns,
-      messages: state.history.slice(turnStart),
-      usage: addUsage(end.usage, call.discardedUsage),
-      costUsd: call.costUsd,
-      model: end.model ?? options.model,
-      context:
-        estimatedTokens === undefined
-          ? undefined
-          : { promptTokens: promptTokens(end.usage), estimatedTokens },
-    });
-  }
-  yield { type: 'turn-end', turn: state.turns, usage: end.usage, costUsd: call.costUsd };
-  if (calls.length === 0) return 'end';
-  state.stop = stop ?? firstTripped(context.guards.afterToolTurn, state);
-  return state.stop ? 'end' : 'next';
+  return {
+    call,
+    end,
+    assistant,
+    calls: toolUsesOf(assistant),
+    renames: renames.repairs,
+    turnStart,
+    estimatedTokens,
+  };
 }
 
-/** The model's message with any tool call id the history already used renamed, reported. */
-async function* freshIds(
+/** Hands the turn's messages to the `turnCommitted` hook (a session commits them). */
+export async function commitTurn(
+  state: RunState,
+  context: TurnContext,
+  answer: Answer,
+): Promise<void> {
+  const { call, end } = answer;
+  if (state.history.length <= answer.turnStart) return;
+  await context.hooks?.turnCommitted?.({
+    turn: state.turns,
+    messages: state.history.slice(answer.turnStart),
+    usage: addUsage(end.usage, call.discardedUsage),
+    costUsd: call.costUsd,
+    model: end.model ?? context.settings.model,
+    context:
+      answer.estimatedTokens === undefined
+        ? undefined
+        : { promptTokens: promptTokens(end.usage), estimatedTokens: answer.estimatedTokens },
+  });
+}
+
+/** The model's message with any tool call id the history already used renamed, and the repairs. */
+function freshIds(
   state: RunState,
   end: MessageEnd,
-): AsyncGenerator<AgentEvent, Message, void> {
+): { readonly message: Message; readonly repairs: readonly HistoryRepair[] } {
   const fresh = state.checker.withFreshToolUseIds(end.message);
-  if (fresh.renamed.length > 0) {
-    const renames: HistoryRepair[] = fresh.renamed.map(([from, to]) => ({
-      kind: 'renamed-tool-use-id',
-      messageId: end.message.id,
-      toolUseId: to,
-      detail: `renamed reused tool call id ${from} to ${to}`,
-    }));
-    state.repairs.push(...renames);
-    yield { type: 'history-repair', repairs: renames };
-  }
-  return fresh.message;
+  const repairs: HistoryRepair[] = fresh.renamed.map(([from, to]) => ({
+    kind: 'renamed-tool-use-id',
+    messageId: end.message.id,
+    toolUseId: to,
+    detail: `renamed reused tool call id ${from} to ${to}`,
+  }));
+  state.repairs.push(...repairs);
+  return { message: fresh.message, repairs };
 }
