@@ -38,9 +38,9 @@ export function mcpTool(
     schema: ajvToolSchema(info.inputSchema),
     permission,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    ...(info.annotations?.idempotentHint === true && permission === 'read'
-      ? { idempotent: true }
-      : {}),
+    // Said either way: the server's hints are untrusted, so a tool it does not vouch for as both
+    // read-only and idempotent must never be run twice (an agent would otherwise repeat a read).
+    idempotent: info.annotations?.idempotentHint === true && permission === 'read',
     async run(input: unknown, context: ToolRunContext): Promise<ToolOutput> {
       if (handle.retired) {
         return {

@@ -211,8 +211,9 @@ export interface AgentTools {
   readonly executor: ToolExecutor | undefined;
   /**
    * Whether a call of this tool may run again after a crash: the tool is idempotent, or only
-   * reads (its permission is `read`, so it has no side effect to repeat). Such a call is not
-   * claimed or journaled call by call (recovery runs it again), which saves two durable writes.
+   * reads (its permission is `read`, so it has no side effect to repeat) and does not say
+   * `idempotent: false`. Such a call is not claimed or journaled call by call (recovery runs it
+   * again), which saves two durable writes.
    */
   readonly mayRepeat: (toolName: string) => boolean;
 }
@@ -249,7 +250,10 @@ export function buildExecutor(options: AgentOptions): AgentTools {
   });
   const mayRepeat = (name: string): boolean => {
     const tool = registry.get(name);
-    return tool !== undefined && (tool.idempotent === true || tool.permission === 'read');
+    // A read-only tool may run again unless it says it must not (`idempotent: false`, which an
+    // MCP tool says unless its server vouches for both read-only and idempotent).
+    if (tool === undefined || tool.idempotent === false) return false;
+    return tool.idempotent === true || tool.permission === 'read';
   };
   return { executor, mayRepeat };
 }

@@ -46,7 +46,7 @@ const WRITES = ['commit', 'journalTurn', 'journalStart', 'journalEnd'] as const;
 const writes = () => Object.fromEntries(WRITES.map((name) => [name, calls.get(name) ?? 0]));
 
 const ran: string[] = [];
-const tool = (name: string, permission: 'read' | 'write', idempotent = false) =>
+const tool = (name: string, permission: 'read' | 'write', idempotent?: boolean) =>
   defineTool({
     name,
     description: name,
@@ -59,6 +59,7 @@ const tool = (name: string, permission: 'read' | 'write', idempotent = false) =>
     },
   });
 const look = tool('look', 'read');
+const peek = tool('peek', 'read', false);
 const save = tool('save', 'write', true);
 const send = tool('send', 'write');
 
@@ -67,7 +68,7 @@ async function step(name: string): Promise<void> {
   const agent = new Agent({
     provider: scripted([{ toolCalls: [{ id: 'c1', name, input: {} }] }, { text: 'done' }]),
     model: 'claude-sonnet-4-5',
-    tools: [look, save, send],
+    tools: [look, peek, save, send],
     permissions: { grants: ['write'] },
     session: { store, id: 's1' },
   });
@@ -79,7 +80,7 @@ async function step(name: string): Promise<void> {
   const second = new Agent({
     provider: scripted([{ toolCalls: [{ id: 'c2', name, input: {} }] }, { text: 'done' }]),
     model: 'claude-sonnet-4-5',
-    tools: [look, save, send],
+    tools: [look, peek, save, send],
     permissions: { grants: ['write'] },
     session: { store, id: 's1' },
   });
@@ -96,6 +97,11 @@ describe('the durable writes of one step', () => {
   it('an idempotent write tool: the same four writes', async () => {
     await step('save');
     expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+  });
+
+  it('a read tool that says idempotent: false is claimed and journaled like a write', async () => {
+    await step('peek');
+    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 1, journalEnd: 1 });
   });
 
   it('a write tool that is not idempotent is also claimed before it runs and journaled after', async () => {
@@ -127,7 +133,7 @@ async function resumeAfterCrash(): Promise<readonly Message[]> {
   const agent = new Agent({
     provider: scripted([{ text: 'finished' }]),
     model: 'claude-sonnet-4-5',
-    tools: [look, save, send],
+    tools: [look, peek, save, send],
     permissions: { grants: ['write'] },
     session: { store, id: 's1' },
   });

@@ -21,12 +21,15 @@ function definition(
 }
 
 describe('defineTool', () => {
-  it('returns a tool with the given metadata and idempotent false by default', () => {
+  it('returns a tool with the given metadata, idempotent only when said (either way)', () => {
     const tool = defineTool(definition({ timeoutMs: 500 }));
     expect(tool.name).toBe('sample');
     expect(tool.permission).toBe('read');
     expect(tool.timeoutMs).toBe(500);
-    expect(tool.idempotent).toBe(false);
+    // Not said: a read-only tool may then run again after a crash (the Agent's recovery).
+    expect(tool.idempotent).toBeUndefined();
+    expect(defineTool(definition({ idempotent: false })).idempotent).toBe(false);
+    expect(defineTool(definition({ idempotent: true })).idempotent).toBe(true);
     expect(tool.deterministic).toBeUndefined();
     expect(defineTool(definition({ deterministic: true })).deterministic).toBe(true);
   });

@@ -32,7 +32,9 @@ export function toolWithSchema<Input>(fields: ToolFieldsWithSchema<Input>): Tool
     schema: fields.schema,
     permission: fields.permission,
     ...(fields.timeoutMs === undefined ? {} : { timeoutMs: fields.timeoutMs }),
-    idempotent: fields.idempotent ?? false,
+    // Kept as the author said it, absent included: a read-only tool that says nothing may run
+    // again after a crash, one that says `idempotent: false` may not (see the Agent's recovery).
+    ...(fields.idempotent === undefined ? {} : { idempotent: fields.idempotent }),
     ...(fields.deterministic === true ? { deterministic: true } : {}),
     // Wrapped in an async function so a synchronous throw becomes a rejected promise.
     run: async (input, context) => run(input, context),

@@ -185,8 +185,9 @@ export function resolveLoopOptions(
   ) {
     throw new ConfigError('stopSequences', 'expected an array of strings');
   }
+  // Copies, frozen: what was checked is what runs, whatever the caller changes later.
   const limits = has('limits')
-    ? validateLimits(merged.limits)
+    ? Object.freeze({ ...validateLimits(merged.limits) })
     : (base as ResolvedLoopSettings).limits;
   const pricing = merged.pricing ?? defaultPricing;
   checkCostPrice(limits, pricing, merged.model as string, 'limits');
@@ -196,6 +197,8 @@ export function resolveLoopOptions(
       : base?.resolvedCompaction;
   const resolved: ResolvedLoopSettings = Object.freeze({
     ...merged,
+    stopSequences: merged.stopSequences && Object.freeze([...merged.stopSequences]),
+    compaction: merged.compaction && Object.freeze({ ...merged.compaction }),
     limits,
     clock: merged.clock ?? systemClock,
     tracer: merged.tracer ?? noopTracer,
@@ -223,7 +226,10 @@ export function withRunLimits(
   checkCostPrice(own, settings.pricing, settings.model, field);
   const merged: Record<string, number | undefined> = { ...settings.limits };
   for (const [key, value] of Object.entries(own)) if (value !== undefined) merged[key] = value;
-  const resolved: ResolvedLoopSettings = Object.freeze({ ...settings, limits: merged as Limits });
+  const resolved: ResolvedLoopSettings = Object.freeze({
+    ...settings,
+    limits: Object.freeze(merged) as Limits,
+  });
   resolvedSettings.add(resolved);
   return resolved;
 }

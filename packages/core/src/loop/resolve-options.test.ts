@@ -62,6 +62,16 @@ describe('resolveLoopOptions', () => {
     expect(lookups()).toBe(1 + 5);
   });
 
+  it('keeps a frozen copy of what it checked: a limit changed afterwards does not reach a run', async () => {
+    const limits = { maxTurns: 3 };
+    const settings = resolveLoopOptions({ provider: new ScriptedProvider([]), model: 'm', limits });
+    limits.maxTurns = -1;
+    expect(settings.limits).toEqual({ maxTurns: 3 });
+    expect(Object.isFrozen(settings.limits)).toBe(true);
+    const run = withRunLimits(settings, { maxTokens: 10 }, 'options.limits');
+    expect(Object.isFrozen(run.limits)).toBe(true);
+  });
+
   it('fills in the defaults and freezes what it returns', () => {
     const settings = resolveLoopOptions({ provider: new ScriptedProvider([]), model: 'm' });
     expect(settings.limits).toEqual({});
@@ -124,5 +134,49 @@ describe('withRunLimits', () => {
     );
     const priced = resolveLoopOptions({ model: 'priced', pricing }, base);
     expect(withRunLimits(priced, { maxCostUsd: 1 }, 'options.limits').limits.maxCostUsd).toBe(1);
+  });
+});
+
+describe('a turn span', () => {
+  it('is never left open when the consumer stops at turn-start', async () => {
+    const { InMemoryTracer } = await import('../tracing/in-memory-tracer.js');
+    const inner = new InMemoryTracer();
+    let started = 0;
+    const tracer = Object.assign(Object.create(inner), {
+      startSpan: (name: string, options: Parameters<typeof inner.startSpan>[1]) => {
+        if (name === 'mh.turn') started++;
+        return inner.startSpan(name, options);
+      },
+    }) as typeof inner;
+    const loop = runLoop({
+      provider: new ScriptedProvider([{ text: 'hi' }]),
+      model: 'm',
+      history: [userMessage('q')],
+      tracer,
+    });
+    for await (const event of loop) if (event.type === 'turn-start') break;
+    const ended = inner.records().filter((record) => record.name === 'mh.turn').length;
+    expect(started).toBe(ended);
+    expect(inner.records().map((record) => record.name)).toContain('mh.run');
+  });
+
+  it('a cancel while the consumer holds turn-start still goes to the model call (no compaction)', async () => {
+    const { InMemoryTracer } = await import('../tracing/in-memory-tracer.js');
+    const tracer = new InMemoryTracer();
+    const controller = new AbortController();
+    const loop = runLoop({
+      provider: new ScriptedProvider([{ text: 'hi' }]),
+      model: 'm',
+      history: [userMessage('q')],
+      tracer,
+      signal: controller.signal,
+    });
+    let status: string | undefined;
+    for await (const event of loop) {
+      if (event.type === 'turn-start') controller.abort();
+      if (event.type === 'run-end') status = event.result.status;
+    }
+    expect(status).toBe('cancelled');
+    expect(tracer.records().map((record) => record.name)).toContain('mh.model');
   });
 });

@@ -17,6 +17,7 @@ import {
   endsRun,
   endTurn,
   failTurn,
+  keepAnswer,
   modelCallContext,
   modelRequest,
   prepareTurn,
@@ -49,12 +50,13 @@ export async function* runLoop(
         ? context.abortStop()
         : firstTripped(context.guards.beforeTurn, state);
       if (state.stop) break;
-      const span = beginTurn(state, context);
+      state.turns++;
       yield { type: 'turn-start', turn: state.turns };
+      const span = beginTurn(state, context);
       try {
         const { tools, events } = await prepareTurn(state, context, span);
         for (const event of events) yield event;
-        if (run.aborted) {
+        if (context.compaction && run.aborted) {
           state.stop = context.abortStop();
           break;
         }
@@ -63,6 +65,7 @@ export async function* runLoop(
         const answer = takeCall(state, context, call, tools);
         if (answer === undefined) break;
         if (answer.renames.length > 0) yield { type: 'history-repair', repairs: answer.renames };
+        keepAnswer(state, answer);
         let batch: ToolBatchOutcome | undefined;
         if (answer.calls.length > 0) {
           await context.hooks?.beforeTools?.(answer.assistant);

@@ -43,9 +43,8 @@ export interface TurnContext {
  * round of promises. These are the steps.
  */
 
-/** Starts a turn: counts it and opens its `mh.turn` span. */
+/** Opens the `mh.turn` span of the turn just counted (after its `turn-start` event). */
 export function beginTurn(state: RunState, context: TurnContext): Span {
-  state.turns++;
   return context.tracer.startSpan(SPAN_NAMES.turn, {
     parent: context.runSpan,
     attributes: { [A.turn]: state.turns },
@@ -86,8 +85,8 @@ export function modelCallContext(context: TurnContext, span: Span): ModelCallCon
 }
 
 /**
- * Charges the model call and takes its message into the history; undefined when the call did not
- * complete (the run stops: its error, or the abort).
+ * Charges the model call and reads its message (reused call ids renamed; `keepAnswer` appends
+ * it); undefined when the call did not complete (the run stops: its error, or the abort).
  */
 export function takeCall(
   state: RunState,
@@ -243,7 +242,7 @@ export interface Answer {
   readonly estimatedTokens: number | undefined;
 }
 
-/** Takes the model's message into the history (renaming reused call ids) and charges its usage. */
+/** Reads the model's message (renaming reused call ids) and charges its usage. */
 function takeAnswer(
   state: RunState,
   context: TurnContext,
@@ -263,10 +262,8 @@ function takeAnswer(
   state.stopReason = end.stopReason;
   const renames = freshIds(state, end);
   const assistant = renames.message;
-  // An empty assistant message is not appended: providers reject empty content.
+  // The message is appended by `keepAnswer`, after the renames are reported.
   const turnStart = state.history.length;
-  if (assistant.content.length > 0) state.append(assistant);
-  state.lastText = messageText(assistant);
   return {
     call,
     end,
@@ -276,6 +273,12 @@ function takeAnswer(
     turnStart,
     estimatedTokens,
   };
+}
+
+/** Appends the model's message (an empty one is not: providers reject empty content). */
+export function keepAnswer(state: RunState, answer: Answer): void {
+  if (answer.assistant.content.length > 0) state.append(answer.assistant);
+  state.lastText = messageText(answer.assistant);
 }
 
 /** Hands the turn's messages to the `turnCommitted` hook (a session commits them). */
