@@ -158,11 +158,14 @@ export class ScriptedProvider implements Provider {
   readonly requests: ModelRequest[] = [];
   /** Events handed out so far, over all streams (counted as each is yielded). */
   produced = 0;
+  /** Whether it claims a native typed-output form (`Provider.nativeOutput`; default false). */
+  readonly nativeOutput: boolean;
   readonly #script: Script;
 
   /** Plays `script`: turn `n` answers request `n`. */
-  constructor(script: Script) {
+  constructor(script: Script, options?: { readonly nativeOutput?: boolean }) {
     this.#script = script;
+    this.nativeOutput = options?.nativeOutput === true;
   }
 
   /** Records `request` and streams the next turn; throws when a list script is exhausted. */
