@@ -27,6 +27,7 @@ import {
 } from './agent-options.js';
 import { recoverTurn, toPromptMessage } from './agent-recovery.js';
 import { withCancelMark } from './cancel-mark.js';
+import { type RunOutput, resolveRunOutput, type TypedRunResult } from './run-output.js';
 import { SessionBinding } from './session-binding.js';
 
 /**
@@ -142,7 +143,15 @@ export class Agent {
     if (this.#resetOwed && this.#session) await this.#payReset(this.#session);
   }
 
-  /** Runs one prompt to the end and returns how it ended. Never throws for run failures. */
+  /**
+   * Runs one prompt to the end and returns how it ended. Never throws for run failures. With
+   * `options.output` the result carries the typed answer (`result.output`).
+   */
+  run<T>(
+    prompt: string | Message,
+    options: RunOptions & { readonly output: RunOutput<T> },
+  ): Promise<TypedRunResult<T>>;
+  run(prompt: string | Message, options?: RunOptions): Promise<RunResult>;
   async run(prompt: string | Message, options: RunOptions = {}): Promise<RunResult> {
     let result: RunResult | undefined;
     for await (const event of this.stream(prompt, options)) {
@@ -250,11 +259,12 @@ export class Agent {
     options: RunOptions,
   ): AsyncGenerator<AgentEvent, void, void> {
     // Every check comes before the prompt is kept or stored: a refused run leaves no trace.
-    assertOptions(options, ['signal', 'limits'], 'options');
+    assertOptions(options, ['signal', 'limits', 'output'], 'options');
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
       throw new ConfigError('options.signal', 'expected an AbortSignal');
     // The agent's settings with this run's limits over its own (only they are checked).
     const runSettings = withRunLimits(this.#settings, options.limits, 'options.limits');
+    const output = resolveRunOutput(options.output, runSettings.provider, runSettings.tools);
     this.#assertIdle();
     this.#running = true;
     const session = this.#session;
@@ -291,6 +301,7 @@ export class Agent {
         resolved: this.#fenced(runSettings),
         history: this.#history,
         signal: options.signal,
+        output,
         hooks: session?.hooks(),
         // However the run ends (even if the caller stops iterating), keep its valid history.
         onSettled: (history, status) => {

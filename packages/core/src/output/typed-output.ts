@@ -61,12 +61,29 @@ const OPTION_KEYS = new Set(['schema', 'name', 'description', 'strategy', 'maxRe
 /**
  * Checks `output` and decides how this run asks for it, given the run's provider (whether it has
  * a native form: `Provider.nativeOutput`) and the names of its tools (the final tool must not take
- * one). Every mistake is a `ConfigError` naming the field under `output`.
+ * one). Every mistake is a `ConfigError` naming the field under `field`. An output this function
+ * made is returned as it is (a caller that resolved it early is not checked twice).
  */
 export function resolveOutput(
+  output: OutputOptions | ResolvedOutput,
+  provider: Provider,
+  toolNames: readonly string[],
+  field = 'output',
+): ResolvedOutput {
+  if (resolvedOutputs.has(output)) return output as ResolvedOutput;
+  const resolved = resolve(output as OutputOptions, provider, toolNames, field);
+  resolvedOutputs.add(resolved);
+  return resolved;
+}
+
+/** Outputs made by `resolveOutput`, which a run takes as they are. */
+const resolvedOutputs = new WeakSet<object>();
+
+function resolve(
   output: OutputOptions,
   provider: Provider,
   toolNames: readonly string[],
+  field: string,
 ): ResolvedOutput {
   if (output === null || typeof output !== 'object' || Array.isArray(output))
     throw new ConfigError(
@@ -74,7 +91,7 @@ export function resolveOutput(
       `expected output options { schema, … }, got ${shownValue(output)}`,
     );
   for (const key of Object.keys(output)) {
-    if (!OPTION_KEYS.has(key)) throw new ConfigError(`output.${key}`, 'unknown option');
+    if (!OPTION_KEYS.has(key)) throw new ConfigError(`${field}.${key}`, 'unknown option');
   }
   const schema = output.schema as ToolSchema | undefined;
   if (
@@ -85,29 +102,29 @@ export function resolveOutput(
     typeof schema.jsonSchema !== 'object'
   ) {
     throw new ConfigError(
-      'output.schema',
+      `${field}.schema`,
       'expected a ToolSchema { jsonSchema, parse } (with @mh/sdk, a zod schema)',
     );
   }
   const name = output.name ?? DEFAULT_OUTPUT_NAME;
   if (typeof name !== 'string' || !NAME.test(name))
-    throw new ConfigError('output.name', `expected [a-zA-Z0-9_-]{1,64}, got ${shownValue(name)}`);
+    throw new ConfigError(`${field}.name`, `expected [a-zA-Z0-9_-]{1,64}, got ${shownValue(name)}`);
   const maxRetries = output.maxRetries ?? DEFAULT_MAX_OUTPUT_RETRIES;
   if (typeof maxRetries !== 'number' || !Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new ConfigError(
-      'output.maxRetries',
+      `${field}.maxRetries`,
       `expected an integer >= 0, got ${shownValue(maxRetries)}`,
     );
   }
   const strategy = output.strategy ?? 'auto';
   if (!(OUTPUT_STRATEGIES as readonly unknown[]).includes(strategy)) {
     throw new ConfigError(
-      'output.strategy',
+      `${field}.strategy`,
       `expected one of ${OUTPUT_STRATEGIES.join(', ')}, got ${shownValue(strategy)}`,
     );
   }
   if (output.description !== undefined && typeof output.description !== 'string')
-    throw new ConfigError('output.description', 'expected a string');
+    throw new ConfigError(`${field}.description`, 'expected a string');
   const wrapped = schema.jsonSchema.type !== 'object';
   const written: JsonSchema = wrapped
     ? {
@@ -124,7 +141,7 @@ export function resolveOutput(
   const base = { name, maxRetries, schema };
   if (strategy !== 'tool' && provider.nativeOutput === true) {
     try {
-      const strict = toStrictSchema(written, 'output.schema');
+      const strict = toStrictSchema(written, `${field}.schema`);
       return {
         ...base,
         strategy: 'native',
@@ -136,13 +153,13 @@ export function resolveOutput(
     }
   } else if (strategy === 'native') {
     throw new ConfigError(
-      'output.strategy',
+      `${field}.strategy`,
       `provider ${provider.name} has no native typed output; use 'tool' or 'auto'`,
     );
   }
   if (toolNames.includes(name)) {
     throw new ConfigError(
-      'output.name',
+      `${field}.name`,
       `a tool is already named ${name}; give the output another name`,
     );
   }
