@@ -16,6 +16,8 @@ export {
   McpProtocolError,
   type Message,
   messageText,
+  type OutputDelta,
+  OutputInvalidError,
   PermissionDeniedError,
   PricingTable,
   type Provider,
