@@ -61,6 +61,7 @@ export async function* streamModelCall(
       [A.requestModel]: request.model,
       [A.requestMaxTokens]: request.maxOutputTokens,
       [A.requestTemperature]: request.temperature,
+      [A.outputType]: request.output === undefined ? undefined : 'json',
     },
   });
   const clock = context.clock ?? systemClock;

@@ -12,6 +12,7 @@ import {
 import type { ParseResult, ToolSchema } from '../ports/tool.js';
 import { ScriptedProvider, type ScriptedTurn } from '../testing/scripted-provider.js';
 import { echoTool, StubExecutor } from '../testing/stub-executor.js';
+import { InMemoryTracer } from '../tracing/in-memory-tracer.js';
 import type { LoopOptions } from './options.js';
 
 interface City {
@@ -153,6 +154,23 @@ describe('typed output, native strategy', () => {
         else expect(after[key]).toEqual(before[key]);
       }
     }
+  });
+
+  it('marks the model span with gen_ai.output.type json (only when asked natively)', async () => {
+    const tracer = new InMemoryTracer();
+    await run(native([{ text: paris }]), { tracer });
+    await run(
+      new ScriptedProvider([{ toolCalls: [{ name: 'final_answer', input: {} }] }, { text: paris }]),
+      {
+        tracer,
+      },
+    );
+    const models = tracer.records().filter((span) => span.name === 'mh.model');
+    expect(models.map((span) => span.attributes['gen_ai.output.type'])).toEqual([
+      'json',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('wraps a schema whose root is not an object in { value } and unwraps the answer', async () => {
