@@ -159,16 +159,13 @@ describe('typed output, native strategy', () => {
   it('marks the model span with gen_ai.output.type json (only when asked natively)', async () => {
     const tracer = new InMemoryTracer();
     await run(native([{ text: paris }]), { tracer });
-    await run(
-      new ScriptedProvider([{ toolCalls: [{ name: 'final_answer', input: {} }] }, { text: paris }]),
-      {
-        tracer,
-      },
-    );
+    const final = {
+      toolCalls: [{ name: 'final_answer', input: { city: 'Paris', population: 1 } }],
+    };
+    await run(new ScriptedProvider([final]), { tracer });
     const models = tracer.records().filter((span) => span.name === 'mh.model');
     expect(models.map((span) => span.attributes['gen_ai.output.type'])).toEqual([
       'json',
-      undefined,
       undefined,
     ]);
   });
