@@ -181,7 +181,7 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> {
  */
 export class ScriptedProvider implements Provider {
   /** Provider name, as spans and errors report it. */
-  readonly name = 'scripted';
+  readonly name: string = 'scripted';
   /** Every request received, in order (none with `recordRequests: false`). */
   readonly requests: ModelRequest[] = [];
   /** Calls to `stream` so far, recorded or not. */
