@@ -1,6 +1,5 @@
 import {
   CancelledError,
-  type Clock,
   type ModelRequest,
   type Provider,
   ProviderError,
@@ -10,69 +9,17 @@ import {
   type Usage,
   userMessage,
 } from '@mh/core';
+import { ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from './retry-attempts.js';
 import type { RetryInfo, WithRetryOptions } from './retry-options.js';
 import { withRetry } from './retrying-provider.js';
 import { ScriptedProvider, type ScriptStep } from './scripted-provider.js';
 
-interface Timer {
-  readonly at: number;
-  readonly resolve: () => void;
-}
-
-/** A Clock that moves only when told: `advanceToNext()` jumps to the earliest pending sleep. */
-class TestClock implements Clock {
-  /** Every sleep requested, in milliseconds (idle timers included). */
-  readonly sleeps: number[] = [];
-  #now = 0;
-  #timers: Timer[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    this.sleeps.push(ms);
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new CancelledError('Sleep aborted'));
-      const timer: Timer = {
-        at: this.#now + ms,
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = (): void => {
-        this.#timers = this.#timers.filter((other) => other !== timer);
-        reject(new CancelledError('Sleep aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#timers.push(timer);
-    });
-  }
-
-  /** Sleeps still waiting. */
-  get pending(): number {
-    return this.#timers.length;
-  }
-
-  /** Moves time to the earliest pending sleep and resolves it; false when none is pending. */
-  advanceToNext(): boolean {
-    const at = Math.min(...this.#timers.map((timer) => timer.at));
-    if (!Number.isFinite(at)) return false;
-    this.#now = Math.max(this.#now, at);
-    const due = this.#timers.filter((timer) => timer.at <= this.#now);
-    this.#timers = this.#timers.filter((timer) => timer.at > this.#now);
-    for (const timer of due) timer.resolve();
-    return true;
-  }
-}
-
 const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Runs `promise` to the end, moving the clock whenever nothing else can make progress. */
-async function drive<T>(clock: TestClock, promise: Promise<T>): Promise<T> {
+async function drive<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
   let settled = false;
   promise.then(
     () => {
@@ -113,7 +60,7 @@ interface Call {
 }
 
 /** A scripted provider behind a spy that records when each attempt started, and its signal. */
-function spied(steps: readonly ScriptStep[], clock: TestClock) {
+function spied(steps: readonly ScriptStep[], clock: ManualClock) {
   const inner = new ScriptedProvider(steps, { chunkChars: 5 });
   const calls: Call[] = [];
   const provider: Provider = {
@@ -160,7 +107,7 @@ const serverError = (message = 'server error'): ProviderError =>
   new ProviderError(message, { kind: 'server', status: 500 });
 
 function setup(steps: readonly ScriptStep[], options: WithRetryOptions = {}) {
-  const clock = new TestClock();
+  const clock = new ManualClock(0);
   const { provider: inner, calls } = spied(steps, clock);
   const retries: RetryInfo[] = [];
   const provider = withRetry(inner, {
@@ -350,7 +297,7 @@ describe('withRetry on a stream broken midway', () => {
       if (attempt === 1) throw serverError();
       yield messageEnd('partial', usageOf(300, 25));
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const retrying = withRetry(provider, { clock });
     const { events } = await drive(clock, consume(retrying.stream(request)));
     expect(resets(events)).toMatchObject([{ usage: usageOf(300, 25) }]);
@@ -380,7 +327,7 @@ describe('withRetry on a stream broken midway', () => {
       yield { type: 'text-delta', text: 'half' };
       if (attempt === 2) yield messageEnd('half', usageOf(1, 1));
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const { events, error } = await drive(
       clock,
       consume(withRetry(provider, { clock }).stream(request)),
@@ -398,7 +345,7 @@ describe('withRetry on a stream broken midway', () => {
       yield messageEnd('done', usageOf(1, 1));
       throw serverError('after the end');
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const { events, error } = await drive(
       clock,
       consume(withRetry(provider, { clock }).stream(request)),
@@ -442,7 +389,7 @@ describe('withRetry idle timeout', () => {
   });
 
   it('restarts the timer at every event, so a slow but steady stream is not cut', async () => {
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const provider = custom(async function* (_attempt, signal) {
       yield { type: 'message-start' };
       for (const part of ['a', 'b', 'c']) {
@@ -466,7 +413,7 @@ describe('withRetry idle timeout', () => {
     const controller = new AbortController();
     const outcome = consume(provider.stream(request, { signal: controller.signal }));
     for (let turn = 0; turn < 5; turn++) await macrotask();
-    expect(clock.pending).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     controller.abort();
     const { error } = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
@@ -479,12 +426,12 @@ describe('withRetry cancellation', () => {
     const { provider, clock, calls } = setup([{ error: serverError() }, { text: 'never' }]);
     const controller = new AbortController();
     const outcome = consume(provider.stream(request, { signal: controller.signal }));
-    while (clock.pending === 0) await macrotask();
+    while (clock.pendingTimers === 0) await macrotask();
     controller.abort();
     const { error } = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
     expect(calls).toHaveLength(1);
-    expect(clock.pending).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     expect(clock.now()).toBe(0);
   });
 
@@ -493,7 +440,7 @@ describe('withRetry cancellation', () => {
       yield { type: 'message-start' };
       await new Promise<never>(() => {});
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const controller = new AbortController();
     const retrying = withRetry(provider, { clock, idleTimeoutMs: 0 });
     const events: StreamEvent[] = [];
