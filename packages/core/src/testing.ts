@@ -1,10 +1,10 @@
 /**
  * The shared test kit of mini-harness (`@mh/core/testing`): a clock that moves only when told to,
- * a scripted provider, a stub tool executor, `collect`, `fieldOf` and `readmeExampleProblems` (which
- * uses `node:fs`). For tests: a run uses none of it, except through `@mh/providers`' `scripted()`,
- * the public scripted provider, which is a layer over `ScriptedProvider`.
+ * a scripted provider, a stub tool executor, `collect` and `collectSettled`, `fieldOf` and
+ * `readmeExampleProblems` (which uses `node:fs`). For tests: a run uses none of it, except through
+ * `@mh/providers`' `scripted()`, the public scripted provider, a layer over `ScriptedProvider`.
  */
-export { collect } from './testing/collect.js';
+export { collect, collectSettled, type Settled } from './testing/collect.js';
 export { fieldOf } from './testing/field-of.js';
 export { ManualClock, type ManualClockOptions } from './testing/manual-clock.js';
 export {
