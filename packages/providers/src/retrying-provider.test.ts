@@ -9,7 +9,7 @@ import {
   type Usage,
   userMessage,
 } from '@mh/core';
-import { ManualClock } from '@mh/core/testing';
+import { collectSettled, ManualClock, type Settled } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from './retry-attempts.js';
 import type { RetryInfo, WithRetryOptions } from './retry-options.js';
@@ -34,21 +34,6 @@ async function drive<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
     if (!settled) clock.advanceToNext();
   }
   return promise;
-}
-
-interface Outcome {
-  readonly events: StreamEvent[];
-  readonly error?: unknown;
-}
-
-/** Consumes a stream to its end or its error. */
-async function consume(stream: AsyncIterable<StreamEvent>, into: StreamEvent[] = []) {
-  try {
-    for await (const event of stream) into.push(event);
-    return { events: into } as Outcome;
-  } catch (error) {
-    return { events: into, error } as Outcome;
-  }
 }
 
 const request: ModelRequest = { model: 'test-model', messages: [userMessage('hi')], tools: [] };
@@ -116,8 +101,8 @@ function setup(steps: readonly ScriptStep[], options: WithRetryOptions = {}) {
     onRetry: (info) => retries.push(info),
     ...options,
   });
-  const run = (signal?: AbortSignal): Promise<Outcome> =>
-    drive(clock, consume(provider.stream(request, { signal })));
+  const run = (signal?: AbortSignal): Promise<Settled<StreamEvent>> =>
+    drive(clock, collectSettled(provider.stream(request, { signal })));
   return { clock, calls, retries, provider, run };
 }
 
@@ -130,7 +115,7 @@ const resets = (events: readonly StreamEvent[]) =>
 describe('withRetry', () => {
   it('takes the inner provider name and passes a clean stream through unchanged', async () => {
     const { provider, run, calls } = setup([{ text: 'Hello there' }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(provider.name).toBe('scripted');
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('Hello there');
@@ -145,7 +130,7 @@ describe('withRetry', () => {
       retryAfterMs: 2000,
     });
     const { run, calls, retries } = setup([{ error: limited }, { text: 'ok' }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('ok');
     expect(calls).toHaveLength(2);
@@ -243,9 +228,9 @@ describe('withRetry', () => {
       { error: serverError() },
       { text: 'second' },
     ]);
-    const first = await drive(clock, consume(provider.stream(request)));
-    const second = await drive(clock, consume(provider.stream(request)));
-    expect([textOf(first.events), textOf(second.events)]).toEqual(['first', 'second']);
+    const first = await drive(clock, collectSettled(provider.stream(request)));
+    const second = await drive(clock, collectSettled(provider.stream(request)));
+    expect([textOf(first.items), textOf(second.items)]).toEqual(['first', 'second']);
     expect(calls).toHaveLength(6);
   });
 });
@@ -258,7 +243,7 @@ describe('withRetry on a stream broken midway', () => {
       { text, failAfterEvents: 3, error: serverError('overloaded mid-stream') },
       { text },
     ]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(calls).toHaveLength(2);
     const reset = resets(events);
@@ -277,7 +262,7 @@ describe('withRetry on a stream broken midway', () => {
       { text, usage: usageOf(120, 9), failAfterEvents: 7 },
       { text, usage: usageOf(120, 10) },
     ]);
-    const { events } = await run();
+    const { items: events } = await run();
     expect(resets(events)).toEqual([
       {
         type: 'stream-reset',
@@ -299,20 +284,20 @@ describe('withRetry on a stream broken midway', () => {
     });
     const clock = new ManualClock(0);
     const retrying = withRetry(provider, { clock });
-    const { events } = await drive(clock, consume(retrying.stream(request)));
+    const { items: events } = await drive(clock, collectSettled(retrying.stream(request)));
     expect(resets(events)).toMatchObject([{ usage: usageOf(300, 25) }]);
   });
 
   it('sends no stream-reset when the attempt failed before its first event', async () => {
     const { run } = setup([{ error: serverError() }, { text }]);
-    const { events } = await run();
+    const { items: events } = await run();
     expect(resets(events)).toEqual([]);
     expect(textOf(events)).toBe(text);
   });
 
   it('retracts once per broken attempt, not for a later attempt that failed before any event', async () => {
     const { run } = setup([{ text, failAfterEvents: 2 }, { error: serverError() }, { text }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(resets(events).map((event) => event.type === 'stream-reset' && event.attempt)).toEqual([
       2,
@@ -328,9 +313,9 @@ describe('withRetry on a stream broken midway', () => {
       if (attempt === 2) yield messageEnd('half', usageOf(1, 1));
     });
     const clock = new ManualClock(0);
-    const { events, error } = await drive(
+    const { items: events, error } = await drive(
       clock,
-      consume(withRetry(provider, { clock }).stream(request)),
+      collectSettled(withRetry(provider, { clock }).stream(request)),
     );
     expect(error).toBeUndefined();
     expect(provider.attempts).toBe(2);
@@ -346,9 +331,9 @@ describe('withRetry on a stream broken midway', () => {
       throw serverError('after the end');
     });
     const clock = new ManualClock(0);
-    const { events, error } = await drive(
+    const { items: events, error } = await drive(
       clock,
-      consume(withRetry(provider, { clock }).stream(request)),
+      collectSettled(withRetry(provider, { clock }).stream(request)),
     );
     expect(error).toBeUndefined();
     expect(events.map((event) => event.type)).toEqual(['message-start', 'message-end']);
@@ -362,7 +347,7 @@ describe('withRetry idle timeout', () => {
       [{ text: 'Hello', hangAfterEvents: 2 }, { text: 'Hello' }],
       { idleTimeoutMs: 5000 },
     );
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(calls[0]?.signal?.aborted).toBe(true);
     expect(retries[0]?.error).toMatchObject({ kind: 'timeout', retryable: true });
@@ -399,7 +384,7 @@ describe('withRetry idle timeout', () => {
       yield messageEnd('abc', usageOf(1, 3));
     });
     const retrying = withRetry(provider, { clock, idleTimeoutMs: 5000 });
-    const { events, error } = await drive(clock, consume(retrying.stream(request)));
+    const { items: events, error } = await drive(clock, collectSettled(retrying.stream(request)));
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('abc');
     expect(clock.now()).toBe(12_000);
@@ -411,7 +396,7 @@ describe('withRetry idle timeout', () => {
       idleTimeoutMs: 0,
     });
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
     for (let turn = 0; turn < 5; turn++) await macrotask();
     expect(clock.pendingTimers).toBe(0);
     controller.abort();
@@ -425,7 +410,7 @@ describe('withRetry cancellation', () => {
   it('stops at once with CancelledError when aborted during a backoff sleep', async () => {
     const { provider, clock, calls } = setup([{ error: serverError() }, { text: 'never' }]);
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
     while (clock.pendingTimers === 0) await macrotask();
     controller.abort();
     const { error } = await outcome;
@@ -444,7 +429,7 @@ describe('withRetry cancellation', () => {
     const controller = new AbortController();
     const retrying = withRetry(provider, { clock, idleTimeoutMs: 0 });
     const events: StreamEvent[] = [];
-    const outcome = consume(retrying.stream(request, { signal: controller.signal }), events);
+    const outcome = collectSettled(retrying.stream(request, { signal: controller.signal }), events);
     while (events.length === 0) await macrotask();
     controller.abort();
     const { error } = await outcome;
@@ -457,7 +442,7 @@ describe('withRetry cancellation', () => {
       idleTimeoutMs: 0,
     });
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
     while (calls.length === 0) await macrotask();
     expect(calls[0]?.signal).not.toBe(controller.signal);
     expect(calls[0]?.signal?.aborted).toBe(false);
@@ -479,7 +464,7 @@ describe('withRetry cancellation', () => {
     });
     const controller = new AbortController();
     const events: StreamEvent[] = [];
-    const outcome = consume(provider.stream(request, { signal: controller.signal }), events);
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }), events);
     while (events.length < 2) await macrotask();
     controller.abort();
     const { error } = await outcome;
