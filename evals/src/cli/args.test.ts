@@ -36,7 +36,7 @@ describe('parseSuiteArgs', () => {
       concurrency: 4,
       cache: true,
       compaction: true,
-      injectionDefense: true,
+      fencing: true,
       prices: { input: 3, output: 15 },
       seed: SUITE_SEED,
     });
@@ -55,7 +55,7 @@ describe('parseSuiteArgs', () => {
     ).toMatchObject({
       cache: false,
       compaction: false,
-      injectionDefense: false,
+      fencing: false,
       systemFile: resolve('p.txt'),
     });
   });

@@ -96,6 +96,7 @@ export {
 export { estimateTokens } from './messages/tokens.js';
 export {
   fenceUntrusted,
+  fencingRule,
   injectionDefenseRule,
   newBoundary,
   unfenceUntrusted,
