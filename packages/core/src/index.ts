@@ -99,6 +99,7 @@ export {
 export { estimateTokens } from './messages/tokens.js';
 export {
   fenceUntrusted,
+  fencingRule,
   injectionDefenseRule,
   newBoundary,
   unfenceUntrusted,

@@ -1,4 +1,5 @@
 import { type ToolOutcome, toolResultText } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';
@@ -8,10 +9,10 @@ async function calculate(expression: unknown): Promise<ToolOutcome | undefined> 
   const calls = [
     { type: 'tool_use', id: 'c1', name: 'calculator', input: { expression } },
   ] as const;
-  for await (const outcome of executor.execute(calls, { signal: new AbortController().signal })) {
-    return outcome;
-  }
-  return undefined;
+  const [outcome] = await collect(
+    executor.execute(calls, { signal: new AbortController().signal }),
+  );
+  return outcome;
 }
 
 describe('calculatorTool', () => {

@@ -1,5 +1,6 @@
-import { type Clock, ConfigError, type ToolUseBlock } from '@mh/core';
+import { ConfigError, type ToolUseBlock } from '@mh/core';
 import { MAX_TIMEOUT_MS } from '@mh/core/internal';
+import { ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
@@ -51,8 +52,7 @@ describe('PolicyToolExecutor retry options', () => {
   });
 
   it('never asks the clock for a wait longer than a timer can hold', async () => {
-    const sleeps: number[] = [];
-    const clock: Clock = { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
+    const clock = new ManualClock(Date.now(), { instant: true });
     let calls = 0;
     const tool = defineTool({
       name: 'flaky',
@@ -74,7 +74,7 @@ describe('PolicyToolExecutor retry options', () => {
     const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'flaky', input: {} };
     for await (const outcome of executor.execute([call], { signal: new AbortController().signal }))
       expect(outcome.status).toBe('ok');
-    expect(sleeps).toHaveLength(2);
-    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
+    expect(clock.sleeps).toHaveLength(2);
+    for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
   });
 });

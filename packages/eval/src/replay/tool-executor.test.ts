@@ -5,6 +5,7 @@ import {
   type ToolOutcome,
   type ToolUseBlock,
 } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { CountingExecutor, tempCassette } from '../../test/helpers.js';
 import { openCassette } from '../cassette/cassette.js';
@@ -18,18 +19,12 @@ function call(id: string, query: string): ToolUseBlock {
   return { type: 'tool_use', id, name: 'lookup', input: { query } };
 }
 
-async function run(
+function run(
   executor: ToolExecutor,
   calls: ToolUseBlock[],
   hooks?: ToolCallHooks,
 ): Promise<ToolOutcome[]> {
-  const outcomes: ToolOutcome[] = [];
-  for await (const outcome of executor.execute(calls, {
-    signal: new AbortController().signal,
-    hooks,
-  }))
-    outcomes.push(outcome);
-  return outcomes;
+  return collect(executor.execute(calls, { signal: new AbortController().signal, hooks }));
 }
 
 /** Records two calls of `lookup`, returns the path. */
@@ -153,11 +148,9 @@ describe('ReplayToolExecutor', () => {
 
   it('starts nothing once the batch is aborted', async () => {
     const { executor } = await replayer(await recorded());
-    const outcomes: ToolOutcome[] = [];
-    for await (const outcome of executor.execute([call('t1', 'orders')], {
-      signal: AbortSignal.abort(),
-    }))
-      outcomes.push(outcome);
+    const outcomes = await collect(
+      executor.execute([call('t1', 'orders')], { signal: AbortSignal.abort() }),
+    );
     expect(outcomes).toEqual([]);
   });
 });
