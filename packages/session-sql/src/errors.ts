@@ -1,11 +1,5 @@
 import { ConfigError, SessionStoreUnavailableError } from '@mh/core';
-
-const isBranded =
-  <T>(name: string) =>
-  (value: unknown): value is T =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[Symbol.for(`mh.error.${name}`)] === true;
+import { brandCheck } from '@mh/core/internal';
 
 /**
  * Why a file cannot be opened (or written) as a session store:
@@ -42,7 +36,7 @@ export class SessionFileError extends ConfigError {
   static override readonly brandName: string = 'SessionFileError';
   /** True for a `SessionFileError` from any copy of `@mh/session-sql`. */
   static override readonly isInstance: (value: unknown) => value is SessionFileError =
-    isBranded('SessionFileError');
+    brandCheck('SessionFileError');
   /** The file, as given. */
   readonly path: string;
   /** What is wrong with it. */
@@ -67,7 +61,7 @@ export class SessionSchemaError extends ConfigError {
   static override readonly brandName: string = 'SessionSchemaError';
   /** True for a `SessionSchemaError` from any copy of `@mh/session-sql`. */
   static override readonly isInstance: (value: unknown) => value is SessionSchemaError =
-    isBranded('SessionSchemaError');
+    brandCheck('SessionSchemaError');
   /** The schema, as given. */
   readonly schema: string;
   /** What is wrong with it. */
@@ -89,7 +83,7 @@ export class SessionStoreBusyError extends SessionStoreUnavailableError {
   static override readonly brandName: string = 'SessionStoreBusyError';
   /** True for a `SessionStoreBusyError` from any copy of `@mh/session-sql`. */
   static override readonly isInstance: (value: unknown) => value is SessionStoreBusyError =
-    isBranded('SessionStoreBusyError');
+    brandCheck('SessionStoreBusyError');
   /** How long it waited for the lock, in milliseconds. */
   readonly timeoutMs: number;
 
