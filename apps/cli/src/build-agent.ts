@@ -97,10 +97,10 @@ export function isPostgresUrl(db: string): boolean {
 export async function openStore(db: string): Promise<SessionStore> {
   try {
     if (POSTGRES_URL.test(db)) {
-      const { openPostgresStore } = await import('@mh/session-sqlite/postgres');
+      const { openPostgresStore } = await import('@mh/session-sql/postgres');
       return await openPostgresStore({ connectionString: db });
     }
-    const { openSqliteStore } = await import('@mh/session-sqlite');
+    const { openSqliteStore } = await import('@mh/session-sql');
     return await openSqliteStore(db);
   } catch (error) {
     // The stores name their own options; on the command line both are --db. The rest of the

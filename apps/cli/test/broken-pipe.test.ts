@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 import { describe, expect, it } from 'vitest';
 import { type CliRun, MAIN, runCli, startCli } from './run-cli.js';
 

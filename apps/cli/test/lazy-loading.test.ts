@@ -21,7 +21,7 @@ const HEAVY = [
   '@mh/eval',
   '@mh/mcp',
   '@mh/observability',
-  '@mh/session-sqlite',
+  '@mh/session-sql',
   '@opentelemetry/api',
   '@opentelemetry/sdk-trace-base',
   'ajv',
@@ -119,7 +119,7 @@ describe('mh loads what a flag needs only when the flag is given', { timeout: 60
     const db = join(tempDir(), 'sessions.db');
     const run = runRecorded(['--fake', '--db', db, 'What is 6*7?']);
     expect(run.code).toBe(0);
-    expect(run.loaded).toContain('@mh/session-sqlite');
+    expect(run.loaded).toContain('@mh/session-sql');
     // kysely and better-sqlite3 run on the store's thread: this thread never waits for SQLite.
     expect(run.loaded).not.toContain('kysely');
     expect(run.loaded).not.toContain('better-sqlite3');

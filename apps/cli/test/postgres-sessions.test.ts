@@ -5,7 +5,7 @@ import {
   postgresAvailability,
   startPostgres,
   type ThrowawayPostgres,
-} from '../../../packages/session-sqlite/test/support/throwaway-postgres.mjs';
+} from '../../../packages/session-sql/test/support/throwaway-postgres.mjs';
 import { runCli } from './run-cli.js';
 
 // Same rule as the store's own PostgreSQL tests: MH_TEST_PG_URL, else a throwaway server when

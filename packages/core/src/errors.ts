@@ -5,21 +5,7 @@
  * `@mh/core` in one install break `instanceof`.
  */
 
-const brand = (name: string): symbol => Symbol.for(`mh.error.${name}`);
-
-/** A type guard for the errors branded `name`, usable unbound (`errors.filter(X.isInstance)`). */
-function brandCheck<T>(name: string): (value: unknown) => value is T {
-  const symbol = brand(name);
-  return (value: unknown): value is T => {
-    if (typeof value !== 'object' || value === null) return false;
-    // A thrown Proxy's trap may throw: such a value is no mini-harness error, and asking must not throw.
-    try {
-      return (value as Record<symbol, unknown>)[symbol] === true;
-    } catch {
-      return false;
-    }
-  };
-}
+import { brandCheck, errorBrand } from './support/brand-check.js';
 
 /** Base class of every error mini-harness throws. */
 export class HarnessError extends Error {
@@ -35,7 +21,7 @@ export class HarnessError extends Error {
     // Brand the error with every class of its chain, so `HarnessError.isInstance` holds for all.
     for (let type: unknown = new.target; type !== Error; type = Object.getPrototypeOf(type)) {
       const name = (type as typeof HarnessError).brandName;
-      Object.defineProperty(this, brand(name), { value: true });
+      Object.defineProperty(this, errorBrand(name), { value: true });
     }
   }
 }

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent, defineTool, scripted } from '@mh/sdk';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 

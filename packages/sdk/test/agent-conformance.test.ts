@@ -11,8 +11,8 @@ import {
   runAgentConformance,
 } from '@mh/conformance';
 import type { SessionStore } from '@mh/core';
-import { openSqliteStore } from '@mh/session-sqlite';
-import { openPostgresStore } from '@mh/session-sqlite/postgres';
+import { openSqliteStore } from '@mh/session-sql';
+import { openPostgresStore } from '@mh/session-sql/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
 import { buildWorkerPackages } from './agent-worker-process.js';

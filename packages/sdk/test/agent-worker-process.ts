@@ -20,7 +20,7 @@ export function buildWorkerPackages(): void {
   const packages = join(here, '..', '..');
   execFileSync(
     process.execPath,
-    [tsc, '-b', join(packages, 'session-sqlite'), join(packages, 'sdk')],
+    [tsc, '-b', join(packages, 'session-sql'), join(packages, 'sdk')],
     { stdio: 'pipe' },
   );
 }

@@ -11,7 +11,7 @@ import {
   validateHistory,
 } from '@mh/core';
 import { ScriptedProvider } from '@mh/providers';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 import { defineTool, z } from '@mh/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';

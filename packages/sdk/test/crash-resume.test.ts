@@ -12,7 +12,7 @@ import {
   unfenceUntrusted,
   validateHistory,
 } from '@mh/core';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -10,7 +10,7 @@ import {
 } from '@mh/core';
 import { trimToolResult } from '@mh/core/internal';
 import { type ScriptedProvider, scripted } from '@mh/providers';
-import { openSqliteStore, type SqliteSessionStore } from '@mh/session-sqlite';
+import { openSqliteStore, type SqliteSessionStore } from '@mh/session-sql';
 import { defineTool, fenceToolResult, z } from '@mh/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';

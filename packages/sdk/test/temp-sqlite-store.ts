@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Message, messageText, type SessionStore } from '@mh/core';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 
 /** A SQLite store in a fresh temp folder, and how to close and remove it. */
 export async function openTempStore(

@@ -1,11 +1,17 @@
-export { openSqliteStore, type SqliteStoreOptions } from './open-sqlite-store.js';
-export type { SessionStoreHooks, SqlSessionStore } from './sql-session-store.js';
-export type { SqliteDurability } from './sqlite-backend.js';
-export { APPLICATION_ID } from './sqlite-header.js';
-export { SqliteSessionStore } from './sqlite-session-store.js';
+/**
+ * @deprecated Use `@mh/session-sql`. `@mh/session-sqlite` is its former name: this entry
+ * re-exports `@mh/session-sql` unchanged for one minor version, then goes away.
+ */
 export {
+  APPLICATION_ID,
   FILE_PROBLEMS,
   type FileProblem,
+  openSqliteStore,
   SessionFileError,
   SessionStoreBusyError,
-} from './store-errors.js';
+  type SessionStoreHooks,
+  type SqliteDurability,
+  SqliteSessionStore,
+  type SqliteStoreOptions,
+  type SqlSessionStore,
+} from '@mh/session-sql';

@@ -1,7 +1,5 @@
 import { HarnessError } from '@mh/core';
-
-// HarnessError's constructor sets this brand from `brandName`.
-const BRAND = Symbol.for('mh.error.SessionStoreConformanceError');
+import { brandCheck } from '@mh/core/internal';
 
 /**
  * A store broke the `SessionStore` contract on a generated sequence. The sequence is shrunk (fewer
@@ -10,12 +8,8 @@ const BRAND = Symbol.for('mh.error.SessionStoreConformanceError');
 export class SessionStoreConformanceError extends HarnessError {
   static override readonly brandName: string = 'SessionStoreConformanceError';
   /** True for a `SessionStoreConformanceError` from any copy of `@mh/conformance`. */
-  static override readonly isInstance: (value: unknown) => value is SessionStoreConformanceError = (
-    value: unknown,
-  ): value is SessionStoreConformanceError =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true;
+  static override readonly isInstance: (value: unknown) => value is SessionStoreConformanceError =
+    brandCheck('SessionStoreConformanceError');
   /** The run's seed. */
   readonly seed: number;
   /** fast-check's path to the shrunk counterexample (replay with `seed` and `path`). */

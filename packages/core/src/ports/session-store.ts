@@ -112,7 +112,7 @@ export interface CommitOptions {
 
 /**
  * Persistence of conversations as content-addressed checkpoints with branches: the port
- * `@mh/session-sqlite` implements. Messages are stored once by content hash, so storage grows with
+ * `@mh/session-sql` implements. Messages are stored once by content hash, so storage grows with
  * new content, not with history length. Writes are optimistic: every write whose meaning depends on
  * a head (`commit`, `journalTurn`, `journalStart`, `journalEnd`) checks it atomically, inside the
  * store's write transaction or lock, and fails with `SessionConflictError` (never a raw error) when

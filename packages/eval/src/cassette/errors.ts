@@ -1,4 +1,5 @@
 import { ConfigError } from '@mh/core';
+import { brandCheck } from '@mh/core/internal';
 
 /** Why a file cannot be used as a cassette. */
 export const CASSETTE_FILE_PROBLEMS = [
@@ -12,8 +13,6 @@ export const CASSETTE_FILE_PROBLEMS = [
 /** Why a file cannot be used as a cassette. */
 export type CassetteFileProblem = (typeof CASSETTE_FILE_PROBLEMS)[number];
 
-const brand = Symbol.for('mh.error.CassetteFileError');
-
 /**
  * The file given to `openCassette` cannot be used: absent (replay), present (record without
  * `overwrite`), not a cassette, written by a newer format version, or corrupt before its last
@@ -22,12 +21,8 @@ const brand = Symbol.for('mh.error.CassetteFileError');
 export class CassetteFileError extends ConfigError {
   static override readonly brandName: string = 'CassetteFileError';
   /** True for a `CassetteFileError` from any copy of `@mh/eval`. */
-  static override readonly isInstance: (value: unknown) => value is CassetteFileError = (
-    value: unknown,
-  ): value is CassetteFileError =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[brand] === true;
+  static override readonly isInstance: (value: unknown) => value is CassetteFileError =
+    brandCheck('CassetteFileError');
   /** The file, as given. */
   readonly path: string;
   /** What is wrong with it. */

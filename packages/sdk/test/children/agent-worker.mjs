@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { messageText } from '@mh/core';
 import { scripted } from '@mh/providers';
 import { Agent } from '@mh/sdk';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 import { defineTool } from '@mh/tools';
 import { z } from 'zod';
 

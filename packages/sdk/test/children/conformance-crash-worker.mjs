@@ -6,7 +6,7 @@
 //   node conformance-crash-worker.mjs <db file> <job JSON>
 import { killAfterWrites, ScriptedModel, sideEffectTools } from '@mh/conformance';
 import { Agent } from '@mh/sdk';
-import { openSqliteStore } from '@mh/session-sqlite';
+import { openSqliteStore } from '@mh/session-sql';
 
 const [path, jobText] = process.argv.slice(2);
 const job = JSON.parse(jobText);
