@@ -1,8 +1,11 @@
 /**
  * The shared test kit of mini-harness (`@mh/core/testing`): a clock that moves only when told to,
- * a scripted provider, a stub tool executor, `collect`, `fieldOf` and `readmeExampleProblems` (which uses `node:fs`). For tests; nothing here is used by a run.
+ * a scripted provider, a stub tool executor and the executor contract check, `collect`,
+ * `collectOutcomes`, `fieldOf` and `readmeExampleProblems` (which uses `node:fs`). For tests;
+ * nothing here is used by a run.
  */
-export { collect } from './testing/collect.js';
+export { collect, collectOutcomes } from './testing/collect.js';
+export { type MakeExecutor, toolExecutorContractProblems } from './testing/executor-contract.js';
 export { fieldOf } from './testing/field-of.js';
 export { ManualClock } from './testing/manual-clock.js';
 export { README_MAX_LINES, readmeExampleProblems } from './testing/readme-examples.js';
