@@ -8,8 +8,9 @@ async function calculate(expression: unknown): Promise<ToolOutcome | undefined> 
   const calls = [
     { type: 'tool_use', id: 'c1', name: 'calculator', input: { expression } },
   ] as const;
-  for await (const outcome of executor.execute(calls, { signal: new AbortController().signal })) {
-    return outcome;
+  const signal = new AbortController().signal;
+  for await (const event of executor.execute(calls, { signal })) {
+    if (event.type === 'tool-end') return event.outcome;
   }
   return undefined;
 }
