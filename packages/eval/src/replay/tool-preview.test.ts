@@ -6,6 +6,7 @@ import {
   type ToolOutcome,
   type ToolUseBlock,
 } from '@mh/core';
+import { collectOutcomes } from '@mh/core/testing';
 import { defineTool, ToolExecutor, z } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
 import { tempCassette } from '../../test/helpers.js';
@@ -33,10 +34,7 @@ function shellTool(permission: Permission = 'exec') {
 const CALL: ToolUseBlock = { type: 'tool_use', id: 't1', name: 'shell', input: { command: 'ls' } };
 
 async function run(executor: ToolExecutorPort): Promise<ToolOutcome[]> {
-  const outcomes: ToolOutcome[] = [];
-  for await (const outcome of executor.execute([CALL], { signal: new AbortController().signal }))
-    outcomes.push(outcome);
-  return outcomes;
+  return collectOutcomes(executor.execute([CALL], { signal: new AbortController().signal }));
 }
 
 /** Records one `shell` call through `executor`; returns the cassette path. */
