@@ -5,8 +5,8 @@ import {
   ProviderError,
   type RunResult,
   runLoop,
+  type ToolCallEvent,
   type ToolExecutor,
-  type ToolOutcome,
   type ToolSpec,
   type ToolUseBlock,
   toolResult,
@@ -32,15 +32,14 @@ class CountingExecutor implements ToolExecutor {
     return [{ name: 'write_file', description: 'Writes a file', inputSchema: { type: 'object' } }];
   }
 
-  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolOutcome> {
+  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolCallEvent> {
     for (const call of calls) {
+      yield { type: 'tool-start', call };
       this.executed.push(call);
+      const result = toolResult(call.id, 'written');
       yield {
-        call,
-        result: toolResult(call.id, 'written'),
-        status: 'ok',
-        attempts: 1,
-        durationMs: 0,
+        type: 'tool-end',
+        outcome: { call, result, status: 'ok', attempts: 1, durationMs: 0 },
       };
     }
   }
