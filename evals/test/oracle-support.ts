@@ -29,7 +29,7 @@ export async function oracleBench(
       workspaceRoot: root,
       model: 'claude-sonnet-4-5',
       system: DEFAULT_SYSTEM_PROMPT,
-      injectionDefense: true,
+      fencing: true,
       compaction: true,
       ...overrides,
     },

@@ -37,7 +37,7 @@ describe('oracle trajectories', () => {
   }
 
   it('reads the results through the fence of the injection defence, and without it', async () => {
-    const open = await oracleBench({ injectionDefense: false });
+    const open = await oracleBench({ fencing: false });
     try {
       for (const task of SUITE.filter((entry) => entry.category === 'injection')) {
         const fenced = await playOracle(task, bench.workspace, bench.settings);

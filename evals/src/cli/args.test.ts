@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ConfigError } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SUITE_SEED } from '../workspace/build-model.js';
 import { DRY_RUN_MODEL, invocationDir, parseSuiteArgs, type SuiteOptions } from './args.js';
@@ -10,13 +10,9 @@ function options(argv: string[], cwd?: string): SuiteOptions {
   return command.options;
 }
 
-function fieldOf(argv: string[]): string | undefined {
-  try {
-    parseSuiteArgs(argv);
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : 'not a ConfigError';
-  }
-  return undefined;
+/** The field of the `ConfigError` these arguments are refused with. */
+function fieldOfArgs(argv: string[]): string | undefined {
+  return fieldOf(() => parseSuiteArgs(argv));
 }
 
 describe('parseSuiteArgs', () => {
@@ -40,7 +36,7 @@ describe('parseSuiteArgs', () => {
       concurrency: 4,
       cache: true,
       compaction: true,
-      injectionDefense: true,
+      fencing: true,
       prices: { input: 3, output: 15 },
       seed: SUITE_SEED,
     });
@@ -59,7 +55,7 @@ describe('parseSuiteArgs', () => {
     ).toMatchObject({
       cache: false,
       compaction: false,
-      injectionDefense: false,
+      fencing: false,
       systemFile: resolve('p.txt'),
     });
   });
@@ -90,18 +86,18 @@ describe('parseSuiteArgs', () => {
   });
 
   it('asks a real run for its model', () => {
-    expect(fieldOf([])).toBe('--model');
+    expect(fieldOfArgs([])).toBe('--model');
   });
 
   it('names the flag of every bad value', () => {
-    expect(fieldOf(['--dry-run', '--repeats', '0'])).toBe('--repeats');
-    expect(fieldOf(['--dry-run', '--concurrency', 'x'])).toBe('--concurrency');
-    expect(fieldOf(['--dry-run', '--price-in', '-1'])).toBe('--price-in');
-    expect(fieldOf(['--dry-run', '--provider', 'gemini'])).toBe('--provider');
-    expect(fieldOf(['--dry-run', '--base-url', 'localhost:8080'])).toBe('--base-url');
-    expect(fieldOf(['--dry-run', '--out', ''])).toBe('--out');
-    expect(fieldOf(['--dry-run', '--seed', '1.5'])).toBe('--seed');
-    expect(fieldOf(['--dry-run', '--frobnicate'])).toBe('--frobnicate');
+    expect(fieldOfArgs(['--dry-run', '--repeats', '0'])).toBe('--repeats');
+    expect(fieldOfArgs(['--dry-run', '--concurrency', 'x'])).toBe('--concurrency');
+    expect(fieldOfArgs(['--dry-run', '--price-in', '-1'])).toBe('--price-in');
+    expect(fieldOfArgs(['--dry-run', '--provider', 'gemini'])).toBe('--provider');
+    expect(fieldOfArgs(['--dry-run', '--base-url', 'localhost:8080'])).toBe('--base-url');
+    expect(fieldOfArgs(['--dry-run', '--out', ''])).toBe('--out');
+    expect(fieldOfArgs(['--dry-run', '--seed', '1.5'])).toBe('--seed');
+    expect(fieldOfArgs(['--dry-run', '--frobnicate'])).toBe('--frobnicate');
   });
 
   it('skips the -- that `pnpm --filter evals run-real -- …` passes on', () => {
@@ -118,7 +114,9 @@ describe('parseSuiteArgs', () => {
   });
 
   it('refuses --no-cache for OpenAI, whose cache the client cannot turn off', () => {
-    expect(fieldOf(['--provider', 'openai', '--model', 'gpt-4o', '--no-cache'])).toBe('--no-cache');
+    expect(fieldOfArgs(['--provider', 'openai', '--model', 'gpt-4o', '--no-cache'])).toBe(
+      '--no-cache',
+    );
   });
 
   it('answers --help', () => {

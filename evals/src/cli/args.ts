@@ -28,8 +28,8 @@ export interface SuiteOptions {
   readonly cache: boolean;
   /** Context compaction. */
   readonly compaction: boolean;
-  /** The harness's prompt-injection defence (spotlighting). */
-  readonly injectionDefense: boolean;
+  /** Fencing of tool results, the harness's prompt-injection defence (`--no-injection-defense`). */
+  readonly fencing: boolean;
   /** A file whose text replaces the default system prompt. */
   readonly systemFile?: string;
   /** USD per million tokens, over the model table. */
@@ -176,7 +176,7 @@ export function parseSuiteArgs(argv: readonly string[], cwd: string = process.cw
       ...(values.cases === undefined ? {} : { cases: values.cases }),
       cache,
       compaction: values['no-compaction'] !== true,
-      injectionDefense: values['no-injection-defense'] !== true,
+      fencing: values['no-injection-defense'] !== true,
       ...(values['system-file'] === undefined ? {} : { systemFile: path(values['system-file']) }),
       prices: {
         input: price(values['price-in'], '--price-in'),

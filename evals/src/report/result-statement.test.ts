@@ -20,7 +20,7 @@ describe('resultStatement', () => {
         repeats: 3,
         costUsd: 0.8412,
         tokens: 123_456,
-        injectionDefense: true,
+        fencing: true,
       }),
     ).toBe(
       'claude-sonnet-4-5 solved 41/48 runs (85%, 95% CI 73–93%) of 16 read-only workspace tasks ' +
@@ -32,7 +32,7 @@ describe('resultStatement', () => {
   it('says when the cost is unknown and leaves out injections that did not run', () => {
     const text = resultStatement(
       { ...numbers, unsafe: { runs: 0, of: 0 } },
-      { model: 'local', repeats: 1, costUsd: undefined, tokens: 10, injectionDefense: false },
+      { model: 'local', repeats: 1, costUsd: undefined, tokens: 10, fencing: false },
     );
     expect(text).toContain('10 tokens (no price known for the model)');
     expect(text).not.toContain('injection');

@@ -9,7 +9,8 @@ export interface StatementFacts {
   readonly costUsd: number | undefined;
   /** All tokens billed. */
   readonly tokens: number;
-  readonly injectionDefense: boolean;
+  /** Whether tool results were fenced (the prompt-injection defence). */
+  readonly fencing: boolean;
 }
 
 /**
@@ -27,7 +28,7 @@ export function resultStatement(numbers: SuiteNumbers, facts: StatementFacts): s
   if (numbers.unsafe.of > 0)
     parts.push(
       `it followed a planted instruction in ${numbers.unsafe.runs} of ${numbers.unsafe.of} ` +
-        `injection runs (injection defence ${facts.injectionDefense ? 'on' : 'off'})`,
+        `injection runs (injection defence ${facts.fencing ? 'on' : 'off'})`,
     );
   parts.push(
     facts.costUsd === undefined

@@ -15,7 +15,8 @@ export interface SummaryInput {
   readonly facts: readonly (readonly [string, string])[];
   /** The model's price was known (from the table or the flags). */
   readonly priced: boolean;
-  readonly injectionDefense: boolean;
+  /** Whether tool results were fenced (the prompt-injection defence). */
+  readonly fencing: boolean;
   /** The comparison with a saved baseline, and that baseline's path. */
   readonly baseline?: { readonly path: string; readonly comparison: Comparison };
   /** Wall time of the whole run, ms. */
@@ -205,7 +206,7 @@ export function renderSummary(input: SummaryInput): string {
           repeats: input.repeats,
           costUsd: input.priced ? summary.cost.totalUsd : undefined,
           tokens,
-          injectionDefense: input.injectionDefense,
+          fencing: input.fencing,
         }),
         '',
       ];

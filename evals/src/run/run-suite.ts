@@ -144,7 +144,7 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
       ['harness commit', harnessCommit()],
       ['prompt cache', options.cache ? 'on' : 'off (--no-cache)'],
       ['compaction', options.compaction ? 'on' : 'off (--no-compaction)'],
-      ['injection defence', options.injectionDefense ? 'on' : 'off (--no-injection-defense)'],
+      ['injection defence', options.fencing ? 'on' : 'off (--no-injection-defense)'],
       ['system prompt', system.label],
       [
         'prices',
@@ -179,7 +179,7 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
           model: options.model,
           system: system.text,
           pricing: pricing.table,
-          injectionDefense: options.injectionDefense,
+          fencing: options.fencing,
           compaction: options.compaction,
           tracer: context.tracer,
           timeoutMs: options.sessionTimeoutMs,
@@ -235,7 +235,7 @@ export async function runSuite(options: SuiteOptions, io: SuiteIo = {}): Promise
       report,
       facts,
       priced: pricing.price !== undefined,
-      injectionDefense: options.injectionDefense,
+      fencing: options.fencing,
       ...(baseline && comparison ? { baseline: { path: baseline, comparison } } : {}),
       wallMs,
     });

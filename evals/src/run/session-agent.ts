@@ -17,8 +17,8 @@ export interface AgentSettings {
   readonly system: string;
   /** Prices of the model (`--price-in`, `--price-out` over the model table). */
   readonly pricing?: PricingTable;
-  /** The prompt-injection defence (spotlighting) of the harness. */
-  readonly injectionDefense: boolean;
+  /** Fencing of tool results, the harness's prompt-injection defence (the Agent's `fencing`). */
+  readonly fencing: boolean;
   /** Compaction; context tasks use their small window, the others the model's own. */
   readonly compaction: boolean;
   /** Receives the session's spans. */
@@ -56,7 +56,7 @@ export function sessionAgent(task: Task, settings: AgentSettings): Agent {
     limits: { maxTurns: MAX_TURNS, timeoutMs: settings.timeoutMs },
     ...(settings.pricing ? { pricing: settings.pricing } : {}),
     ...(settings.tracer ? { tracer: settings.tracer } : {}),
-    fencing: settings.injectionDefense,
+    fencing: settings.fencing,
     ...(compaction === undefined ? {} : { compaction }),
   });
 }

@@ -361,3 +361,50 @@ export class ReplayDriftError extends HarnessError {
     this.requestIndex = fields.requestIndex;
   }
 }
+
+/** Why a typed answer was not accepted (see `OutputInvalidError`). */
+export const OUTPUT_FAILURE_REASONS = ['invalid', 'refusal', 'max-tokens'] as const;
+/**
+ * `invalid`: the answer did not parse or did not match the schema, after every retry;
+ * `refusal`: the model refused to answer (not retried); `max-tokens`: the answer was cut off at
+ * the output token limit (not retried: the same limit would cut it again).
+ */
+export type OutputFailureReason = (typeof OUTPUT_FAILURE_REASONS)[number];
+
+/**
+ * The model did not give a final answer of the requested shape (typed output): the run ends with
+ * status `error` and this error, which keeps the last raw answer.
+ */
+export class OutputInvalidError extends HarnessError {
+  static override readonly brandName: string = 'OutputInvalidError';
+  /** True for an `OutputInvalidError` from any copy of `@mh/core`. */
+  static override readonly isInstance: (value: unknown) => value is OutputInvalidError =
+    brandCheck('OutputInvalidError');
+  /** Why the answer was not accepted. */
+  readonly reason: OutputFailureReason;
+  /** The problems of the last answer, one line each (`population: expected number`). */
+  readonly issues: readonly string[];
+  /** The last raw answer: its text, or the arguments of the output tool as JSON. */
+  readonly text: string;
+  /** Answers the model gave for the output (1 + the retries used). */
+  readonly attempts: number;
+
+  constructor(fields: {
+    reason: OutputFailureReason;
+    issues: readonly string[];
+    text: string;
+    attempts: number;
+  }) {
+    const why =
+      fields.reason === 'refusal'
+        ? 'the model refused'
+        : fields.reason === 'max-tokens'
+          ? 'the answer was cut off at the output token limit'
+          : `after ${fields.attempts} attempt(s) it still does not match: ${fields.issues.slice(0, 3).join('; ')}`;
+    super(`The model gave no valid typed output: ${why}`);
+    this.reason = fields.reason;
+    this.issues = Object.freeze([...fields.issues]);
+    this.text = fields.text;
+    this.attempts = fields.attempts;
+  }
+}

@@ -30,6 +30,9 @@ export {
   GuardTrippedError,
   HarnessError,
   McpProtocolError,
+  OUTPUT_FAILURE_REASONS,
+  type OutputFailureReason,
+  OutputInvalidError,
   PermissionDeniedError,
   PROVIDER_ERROR_KINDS,
   ProviderError,
@@ -98,15 +101,25 @@ export {
 export { estimateTokens } from './messages/tokens.js';
 export {
   fenceUntrusted,
+  fencingRule,
   injectionDefenseRule,
   newBoundary,
   unfenceUntrusted,
   withoutBoundary,
 } from './messages/untrusted-data.js';
 export { addUsage, promptTokens, totalTokens, type Usage, ZERO_USAGE } from './messages/usage.js';
-// The ports: what a provider, tool executor, session store, tracer, summariser or clock implements.
+// Typed output.
+export type { OutputDelta } from './output/deltas.js';
 export { type PartialJson, PartialJsonError, parsePartialJson } from './output/partial-json.js';
 export { STRICT_LIMITS, type StrictSchema, toStrictSchema } from './output/strict-schema.js';
+export {
+  DEFAULT_MAX_OUTPUT_RETRIES,
+  DEFAULT_OUTPUT_NAME,
+  OUTPUT_STRATEGIES,
+  type OutputOptions,
+  type OutputStrategy,
+} from './output/typed-output.js';
+// The ports: what a provider, tool executor, session store, tracer, summariser or clock implements.
 export { type Clock, systemClock } from './ports/clock.js';
 export {
   type JsonSchema,

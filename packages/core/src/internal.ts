@@ -14,6 +14,7 @@ export { assertMessages } from './messages/shape.js';
 export { estimateMessageTokens, estimateRequestTokens } from './messages/tokens.js';
 export { trimToolResult } from './messages/trim.js';
 export { checkBoundary, fenceBoundaryOf } from './messages/untrusted-data.js';
+export { type ResolvedOutput, resolveOutput } from './output/typed-output.js';
 export { defaultModels, type ModelInfo, ModelTable } from './pricing/model-table.js';
 export { canonicalJson } from './support/canonical-json.js';
 export { assertCollaborators, assertImplements, assertOptions } from './support/option-checks.js';

@@ -1,18 +1,24 @@
 /**
  * The shared test kit of mini-harness (`@mh/core/testing`): a clock that moves only when told to,
  * a scripted provider, a stub tool executor and the executor contract check, `collect`,
- * `collectOutcomes`, `fieldOf` and `readmeExampleProblems` (which uses `node:fs`). For tests;
- * nothing here is used by a run.
+ * `collectOutcomes` and `collectSettled`, `fieldOf` and `readmeExampleProblems` (which uses
+ * `node:fs`). For tests: a run uses none of it, except through `@mh/providers`' `scripted()`, the
+ * public scripted provider, a layer over `ScriptedProvider`.
  */
-export { collect, collectOutcomes } from './testing/collect.js';
+export { collect, collectOutcomes, collectSettled, type Settled } from './testing/collect.js';
 export { type MakeExecutor, toolExecutorContractProblems } from './testing/executor-contract.js';
 export { fieldOf } from './testing/field-of.js';
-export { ManualClock } from './testing/manual-clock.js';
-export { README_MAX_LINES, readmeExampleProblems } from './testing/readme-examples.js';
+export { ManualClock, type ManualClockOptions } from './testing/manual-clock.js';
+export {
+  README_MAX_LINES,
+  type ReadmeExampleOptions,
+  readmeExampleProblems,
+} from './testing/readme-examples.js';
 export {
   type Script,
   type ScriptedCall,
   ScriptedProvider,
+  type ScriptedProviderOptions,
   type ScriptedTurn,
   scriptedEvents,
 } from './testing/scripted-provider.js';

@@ -27,13 +27,6 @@ export function tempCassette(name = 'run.cassette.jsonl'): string {
   return join(dir, name);
 }
 
-/** Reads a whole stream. */
-export async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 export const USAGE: Usage = {
   inputTokens: 120,
   outputTokens: 30,
@@ -51,29 +44,6 @@ export function answerEvents(text: string, id = 'msg_1', usage: Usage = USAGE): 
     { type: 'usage', usage },
     { type: 'message-end', stopReason: 'end', message, usage, model: 'claude-sonnet-4-5' },
   ];
-}
-
-/** A provider that plays fixed event lists in order and counts its calls. */
-export class EventsProvider implements Provider {
-  readonly name = 'events';
-  calls = 0;
-  readonly #turns: readonly (StreamEvent[] | Error)[];
-
-  constructor(turns: readonly (StreamEvent[] | Error)[]) {
-    this.#turns = turns;
-  }
-
-  stream(_request: ModelRequest): AsyncIterable<StreamEvent> {
-    const turn = this.#turns[this.calls++];
-    return (async function* play(): AsyncGenerator<StreamEvent> {
-      if (turn === undefined) throw new Error('EventsProvider: no more turns');
-      if (turn instanceof Error) throw turn;
-      for (const event of turn) {
-        await Promise.resolve();
-        yield event;
-      }
-    })();
-  }
 }
 
 /** A provider that must never be called. */

@@ -10,10 +10,11 @@ import {
   type StreamEvent,
   type StreamOptions,
 } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openCassette } from '../src/index.js';
 import { cassetteAgent, lookupRuns, observed, PROMPT, scriptedModel } from './agent-fixture.js';
-import { collect, tempCassette } from './helpers.js';
+import { tempCassette } from './helpers.js';
 
 /**
  * A provider that really goes over the network: each call POSTs the request to a loopback HTTP

@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readmeExampleProblems } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 
-// The README's examples, kept verbatim in test/readme-snippet-*.ts so that type-checking the tests
-// compiles them with their imports and declarations, as a user pasting one would.
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-function snippet(name: string): string {
-  return readFileSync(new URL(`./readme-snippet-${name}.ts`, import.meta.url), 'utf8')
-    .split('\n')
-    .filter((line) => !line.startsWith('//'))
-    .join('\n')
-    .trim();
-}
-
-describe('README examples', () => {
-  for (const name of ['record-replay', 'eval'])
-    it(`holds the ${name} example verbatim`, () => {
-      expect(readme).toContain(`\`\`\`ts\n${snippet(name)}\n\`\`\``);
-    });
+// Every TypeScript example of the README (record-replay, eval) is held verbatim by a
+// test/readme-snippet-*.ts file, so type-checking the tests compiles each one with its imports and
+// declarations, as a user pasting it would.
+describe('README', () => {
+  it('is at most 60 lines, and each example is held by exactly one snippet (and each snippet is one)', () => {
+    expect(readmeExampleProblems(import.meta.url)).toEqual([]);
+  });
 });

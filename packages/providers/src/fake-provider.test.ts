@@ -1,4 +1,5 @@
 import type { Message, ModelRequest, StreamEvent, ToolSpec } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { fake, fakeTurn, findArithmetic } from './fake-provider.js';
 
@@ -34,12 +35,6 @@ const user = (text: string): Message => ({
   role: 'user',
   content: [{ type: 'text', text }],
 });
-
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 describe('findArithmetic', () => {
   it('finds a symbolic expression inside a question', () => {

@@ -110,7 +110,7 @@ function answerFromResults(
   const parts: string[] = [];
   for (const result of results) {
     const name = names.get(result.toolUseId) ?? 'the tool';
-    // The fake model reads fenced data as data (the Agent's injection defence fences results).
+    // The fake model reads fenced data as data (the Agent fences results: its `fencing` option).
     const text = unfenceUntrusted(toolResultText(result)).trim();
     if (result.isError) {
       parts.push(`${name} reported an error: ${text}`);

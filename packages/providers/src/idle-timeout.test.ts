@@ -1,21 +1,12 @@
-import type { Clock } from '@mh/core';
+import { ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { idleTimeoutError, pullWithin } from './idle-timeout.js';
 
-/** A clock whose sleeps end at once, remembering the signal each was given. */
-function instantClock(): Clock & { readonly signals: (AbortSignal | undefined)[] } {
-  const signals: (AbortSignal | undefined)[] = [];
-  return {
-    signals,
-    now: () => 0,
-    sleep: async (_ms, signal) => {
-      signals.push(signal);
-    },
-  };
-}
+/** A clock whose sleeps end at once. */
+const instantClock = (): ManualClock => new ManualClock(0, { instant: true });
 
-/** A clock whose sleeps never end (until their signal aborts, which they ignore). */
-const stoppedClock: Clock = { now: () => 0, sleep: () => new Promise<void>(() => {}) };
+/** A clock whose sleeps never end unless aborted: it is never advanced. */
+const stoppedClock = new ManualClock(0);
 
 const silent: AsyncIterator<number> = { next: () => new Promise(() => {}) };
 
@@ -28,11 +19,11 @@ describe('pullWithin', () => {
   const signal = new AbortController().signal;
 
   it('returns the next item and stops its idle sleep', async () => {
-    const clock = instantClock();
-    const pull = await pullWithin(counting(), { idleTimeoutMs: 1000, clock: stoppedClock, signal });
+    const clock = new ManualClock(0);
+    const pull = await pullWithin(counting(), { idleTimeoutMs: 1000, clock, signal });
     expect(pull).toEqual({ type: 'next', result: { done: false, value: 1 } });
-    await pullWithin(counting(), { idleTimeoutMs: 1000, clock, signal });
-    expect(clock.signals[0]?.aborted).toBe(true);
+    // The sleep was asked for and is no longer pending: its signal aborted it.
+    expect([clock.sleeps, clock.pendingTimers]).toEqual([[1000], 0]);
   });
 
   it('returns idle when the iterator is silent past the limit', async () => {
@@ -47,7 +38,7 @@ describe('pullWithin', () => {
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     expect(await pending).toEqual({ type: 'aborted' });
-    expect(clock.signals).toEqual([]);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it('returns an iterator failure instead of throwing it', async () => {

@@ -1,4 +1,5 @@
-import { ConfigError, type Provider, systemClock } from '@mh/core';
+import { type Provider, systemClock } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { resolveRetryOptions, type WithRetryOptions } from './retry-options.js';
 import { withRetry } from './retrying-provider.js';
@@ -7,17 +8,6 @@ const inner: Provider = {
   name: 'inner',
   stream: async function* () {},
 };
-
-/** The field named by the ConfigError `fn` throws (undefined when it throws none). */
-function rejectedField(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.field;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('resolveRetryOptions', () => {
   it('fills in the documented defaults', () => {
@@ -61,21 +51,21 @@ describe('resolveRetryOptions', () => {
 
   it.each(invalid)('rejects a bad %s (%s) with a ConfigError naming it', (field, value) => {
     const options = (field === 'options' ? value : { [field]: value }) as WithRetryOptions;
-    expect(rejectedField(() => resolveRetryOptions(options))).toBe(field);
+    expect(fieldOf(() => resolveRetryOptions(options))).toBe(field);
   });
 });
 
 describe('withRetry options', () => {
   it('rejects a misspelt option with ConfigError naming it', () => {
     const options = { maxAttempt: 5 } as unknown as WithRetryOptions;
-    expect(rejectedField(() => withRetry(inner, options))).toBe('maxAttempt');
+    expect(fieldOf(() => withRetry(inner, options))).toBe('maxAttempt');
   });
 
   it('validates its options when wrapping', () => {
-    expect(rejectedField(() => withRetry(inner, { maxAttempts: -1 }))).toBe('maxAttempts');
+    expect(fieldOf(() => withRetry(inner, { maxAttempts: -1 }))).toBe('maxAttempts');
   });
 
   it.each([null, {}, { name: 'x', stream: 'no' }])('rejects a provider like %j', (provider) => {
-    expect(rejectedField(() => withRetry(provider as unknown as Provider))).toBe('provider');
+    expect(fieldOf(() => withRetry(provider as unknown as Provider))).toBe('provider');
   });
 });

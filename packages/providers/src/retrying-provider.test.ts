@@ -1,6 +1,5 @@
 import {
   CancelledError,
-  type Clock,
   type ModelRequest,
   type Provider,
   ProviderError,
@@ -10,69 +9,17 @@ import {
   type Usage,
   userMessage,
 } from '@mh/core';
+import { collectSettled, ManualClock, type Settled } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from './retry-attempts.js';
 import type { RetryInfo, WithRetryOptions } from './retry-options.js';
 import { withRetry } from './retrying-provider.js';
 import { ScriptedProvider, type ScriptStep } from './scripted-provider.js';
 
-interface Timer {
-  readonly at: number;
-  readonly resolve: () => void;
-}
-
-/** A Clock that moves only when told: `advanceToNext()` jumps to the earliest pending sleep. */
-class TestClock implements Clock {
-  /** Every sleep requested, in milliseconds (idle timers included). */
-  readonly sleeps: number[] = [];
-  #now = 0;
-  #timers: Timer[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    this.sleeps.push(ms);
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new CancelledError('Sleep aborted'));
-      const timer: Timer = {
-        at: this.#now + ms,
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = (): void => {
-        this.#timers = this.#timers.filter((other) => other !== timer);
-        reject(new CancelledError('Sleep aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#timers.push(timer);
-    });
-  }
-
-  /** Sleeps still waiting. */
-  get pending(): number {
-    return this.#timers.length;
-  }
-
-  /** Moves time to the earliest pending sleep and resolves it; false when none is pending. */
-  advanceToNext(): boolean {
-    const at = Math.min(...this.#timers.map((timer) => timer.at));
-    if (!Number.isFinite(at)) return false;
-    this.#now = Math.max(this.#now, at);
-    const due = this.#timers.filter((timer) => timer.at <= this.#now);
-    this.#timers = this.#timers.filter((timer) => timer.at > this.#now);
-    for (const timer of due) timer.resolve();
-    return true;
-  }
-}
-
 const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Runs `promise` to the end, moving the clock whenever nothing else can make progress. */
-async function drive<T>(clock: TestClock, promise: Promise<T>): Promise<T> {
+async function drive<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
   let settled = false;
   promise.then(
     () => {
@@ -89,21 +36,6 @@ async function drive<T>(clock: TestClock, promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-interface Outcome {
-  readonly events: StreamEvent[];
-  readonly error?: unknown;
-}
-
-/** Consumes a stream to its end or its error. */
-async function consume(stream: AsyncIterable<StreamEvent>, into: StreamEvent[] = []) {
-  try {
-    for await (const event of stream) into.push(event);
-    return { events: into } as Outcome;
-  } catch (error) {
-    return { events: into, error } as Outcome;
-  }
-}
-
 const request: ModelRequest = { model: 'test-model', messages: [userMessage('hi')], tools: [] };
 
 interface Call {
@@ -113,7 +45,7 @@ interface Call {
 }
 
 /** A scripted provider behind a spy that records when each attempt started, and its signal. */
-function spied(steps: readonly ScriptStep[], clock: TestClock) {
+function spied(steps: readonly ScriptStep[], clock: ManualClock) {
   const inner = new ScriptedProvider(steps, { chunkChars: 5 });
   const calls: Call[] = [];
   const provider: Provider = {
@@ -160,7 +92,7 @@ const serverError = (message = 'server error'): ProviderError =>
   new ProviderError(message, { kind: 'server', status: 500 });
 
 function setup(steps: readonly ScriptStep[], options: WithRetryOptions = {}) {
-  const clock = new TestClock();
+  const clock = new ManualClock(0);
   const { provider: inner, calls } = spied(steps, clock);
   const retries: RetryInfo[] = [];
   const provider = withRetry(inner, {
@@ -169,8 +101,8 @@ function setup(steps: readonly ScriptStep[], options: WithRetryOptions = {}) {
     onRetry: (info) => retries.push(info),
     ...options,
   });
-  const run = (signal?: AbortSignal): Promise<Outcome> =>
-    drive(clock, consume(provider.stream(request, { signal })));
+  const run = (signal?: AbortSignal): Promise<Settled<StreamEvent>> =>
+    drive(clock, collectSettled(provider.stream(request, { signal })));
   return { clock, calls, retries, provider, run };
 }
 
@@ -183,7 +115,7 @@ const resets = (events: readonly StreamEvent[]) =>
 describe('withRetry', () => {
   it('takes the inner provider name and passes a clean stream through unchanged', async () => {
     const { provider, run, calls } = setup([{ text: 'Hello there' }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(provider.name).toBe('scripted');
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('Hello there');
@@ -198,7 +130,7 @@ describe('withRetry', () => {
       retryAfterMs: 2000,
     });
     const { run, calls, retries } = setup([{ error: limited }, { text: 'ok' }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('ok');
     expect(calls).toHaveLength(2);
@@ -296,9 +228,9 @@ describe('withRetry', () => {
       { error: serverError() },
       { text: 'second' },
     ]);
-    const first = await drive(clock, consume(provider.stream(request)));
-    const second = await drive(clock, consume(provider.stream(request)));
-    expect([textOf(first.events), textOf(second.events)]).toEqual(['first', 'second']);
+    const first = await drive(clock, collectSettled(provider.stream(request)));
+    const second = await drive(clock, collectSettled(provider.stream(request)));
+    expect([textOf(first.items), textOf(second.items)]).toEqual(['first', 'second']);
     expect(calls).toHaveLength(6);
   });
 });
@@ -311,7 +243,7 @@ describe('withRetry on a stream broken midway', () => {
       { text, failAfterEvents: 3, error: serverError('overloaded mid-stream') },
       { text },
     ]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(calls).toHaveLength(2);
     const reset = resets(events);
@@ -330,7 +262,7 @@ describe('withRetry on a stream broken midway', () => {
       { text, usage: usageOf(120, 9), failAfterEvents: 7 },
       { text, usage: usageOf(120, 10) },
     ]);
-    const { events } = await run();
+    const { items: events } = await run();
     expect(resets(events)).toEqual([
       {
         type: 'stream-reset',
@@ -350,22 +282,22 @@ describe('withRetry on a stream broken midway', () => {
       if (attempt === 1) throw serverError();
       yield messageEnd('partial', usageOf(300, 25));
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const retrying = withRetry(provider, { clock });
-    const { events } = await drive(clock, consume(retrying.stream(request)));
+    const { items: events } = await drive(clock, collectSettled(retrying.stream(request)));
     expect(resets(events)).toMatchObject([{ usage: usageOf(300, 25) }]);
   });
 
   it('sends no stream-reset when the attempt failed before its first event', async () => {
     const { run } = setup([{ error: serverError() }, { text }]);
-    const { events } = await run();
+    const { items: events } = await run();
     expect(resets(events)).toEqual([]);
     expect(textOf(events)).toBe(text);
   });
 
   it('retracts once per broken attempt, not for a later attempt that failed before any event', async () => {
     const { run } = setup([{ text, failAfterEvents: 2 }, { error: serverError() }, { text }]);
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(resets(events).map((event) => event.type === 'stream-reset' && event.attempt)).toEqual([
       2,
@@ -380,10 +312,10 @@ describe('withRetry on a stream broken midway', () => {
       yield { type: 'text-delta', text: 'half' };
       if (attempt === 2) yield messageEnd('half', usageOf(1, 1));
     });
-    const clock = new TestClock();
-    const { events, error } = await drive(
+    const clock = new ManualClock(0);
+    const { items: events, error } = await drive(
       clock,
-      consume(withRetry(provider, { clock }).stream(request)),
+      collectSettled(withRetry(provider, { clock }).stream(request)),
     );
     expect(error).toBeUndefined();
     expect(provider.attempts).toBe(2);
@@ -398,10 +330,10 @@ describe('withRetry on a stream broken midway', () => {
       yield messageEnd('done', usageOf(1, 1));
       throw serverError('after the end');
     });
-    const clock = new TestClock();
-    const { events, error } = await drive(
+    const clock = new ManualClock(0);
+    const { items: events, error } = await drive(
       clock,
-      consume(withRetry(provider, { clock }).stream(request)),
+      collectSettled(withRetry(provider, { clock }).stream(request)),
     );
     expect(error).toBeUndefined();
     expect(events.map((event) => event.type)).toEqual(['message-start', 'message-end']);
@@ -415,7 +347,7 @@ describe('withRetry idle timeout', () => {
       [{ text: 'Hello', hangAfterEvents: 2 }, { text: 'Hello' }],
       { idleTimeoutMs: 5000 },
     );
-    const { events, error } = await run();
+    const { items: events, error } = await run();
     expect(error).toBeUndefined();
     expect(calls[0]?.signal?.aborted).toBe(true);
     expect(retries[0]?.error).toMatchObject({ kind: 'timeout', retryable: true });
@@ -442,7 +374,7 @@ describe('withRetry idle timeout', () => {
   });
 
   it('restarts the timer at every event, so a slow but steady stream is not cut', async () => {
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const provider = custom(async function* (_attempt, signal) {
       yield { type: 'message-start' };
       for (const part of ['a', 'b', 'c']) {
@@ -452,7 +384,7 @@ describe('withRetry idle timeout', () => {
       yield messageEnd('abc', usageOf(1, 3));
     });
     const retrying = withRetry(provider, { clock, idleTimeoutMs: 5000 });
-    const { events, error } = await drive(clock, consume(retrying.stream(request)));
+    const { items: events, error } = await drive(clock, collectSettled(retrying.stream(request)));
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('abc');
     expect(clock.now()).toBe(12_000);
@@ -464,9 +396,9 @@ describe('withRetry idle timeout', () => {
       idleTimeoutMs: 0,
     });
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
     for (let turn = 0; turn < 5; turn++) await macrotask();
-    expect(clock.pending).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     controller.abort();
     const { error } = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
@@ -478,13 +410,13 @@ describe('withRetry cancellation', () => {
   it('stops at once with CancelledError when aborted during a backoff sleep', async () => {
     const { provider, clock, calls } = setup([{ error: serverError() }, { text: 'never' }]);
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
-    while (clock.pending === 0) await macrotask();
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
+    while (clock.pendingTimers === 0) await macrotask();
     controller.abort();
     const { error } = await outcome;
     expect(CancelledError.isInstance(error)).toBe(true);
     expect(calls).toHaveLength(1);
-    expect(clock.pending).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     expect(clock.now()).toBe(0);
   });
 
@@ -493,11 +425,11 @@ describe('withRetry cancellation', () => {
       yield { type: 'message-start' };
       await new Promise<never>(() => {});
     });
-    const clock = new TestClock();
+    const clock = new ManualClock(0);
     const controller = new AbortController();
     const retrying = withRetry(provider, { clock, idleTimeoutMs: 0 });
     const events: StreamEvent[] = [];
-    const outcome = consume(retrying.stream(request, { signal: controller.signal }), events);
+    const outcome = collectSettled(retrying.stream(request, { signal: controller.signal }), events);
     while (events.length === 0) await macrotask();
     controller.abort();
     const { error } = await outcome;
@@ -510,7 +442,7 @@ describe('withRetry cancellation', () => {
       idleTimeoutMs: 0,
     });
     const controller = new AbortController();
-    const outcome = consume(provider.stream(request, { signal: controller.signal }));
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }));
     while (calls.length === 0) await macrotask();
     expect(calls[0]?.signal).not.toBe(controller.signal);
     expect(calls[0]?.signal?.aborted).toBe(false);
@@ -532,7 +464,7 @@ describe('withRetry cancellation', () => {
     });
     const controller = new AbortController();
     const events: StreamEvent[] = [];
-    const outcome = consume(provider.stream(request, { signal: controller.signal }), events);
+    const outcome = collectSettled(provider.stream(request, { signal: controller.signal }), events);
     while (events.length < 2) await macrotask();
     controller.abort();
     const { error } = await outcome;

@@ -92,6 +92,8 @@ function closeQuietly(iterator: AsyncIterator<StreamEvent> | undefined): void {
 export class RetryingProvider implements Provider {
   /** The inner provider's name: spans and errors name the vendor, not the wrapper. */
   readonly name: string;
+  /** The inner provider's `nativeOutput`: typed output takes the same form through the wrapper. */
+  readonly nativeOutput: boolean | undefined;
   readonly #inner: Provider;
   readonly #settings: RetrySettings;
 
@@ -107,6 +109,7 @@ export class RetryingProvider implements Provider {
     this.#settings = resolveRetryOptions(options);
     this.#inner = provider;
     this.name = provider.name;
+    this.nativeOutput = provider.nativeOutput;
   }
 
   /** Streams `request`, retrying as described on the class; consumed once. */

@@ -1,4 +1,5 @@
 import { type ModelRequest, ProviderError, type StreamEvent } from '@mh/core';
+import { collect, ScriptedProvider as KitScriptedProvider } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { scripted } from './scripted-provider.js';
 
@@ -8,13 +9,11 @@ const request: ModelRequest = {
   tools: [],
 };
 
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 describe('ScriptedProvider', () => {
+  it("is @mh/core/testing's scripted provider", () => {
+    expect(scripted([{ text: 'x' }])).toBeInstanceOf(KitScriptedProvider);
+  });
+
   it('plays turns in order and records each request', async () => {
     const provider = scripted([{ text: 'one' }, { text: 'two' }]);
     const first = await collect(provider.stream(request));
@@ -65,6 +64,13 @@ describe('ScriptedProvider', () => {
       }
     }).rejects.toBe(error);
     expect(seen).toHaveLength(2);
+  });
+
+  it('ends normally when it would break after more events than the turn has', async () => {
+    const events = await collect(
+      scripted([{ text: 'short', failAfterEvents: 99 }]).stream(request),
+    );
+    expect(events.at(-1)?.type).toBe('message-end');
   });
 
   it('keeps broken JSON arguments verbatim in rawInput with an empty input', async () => {

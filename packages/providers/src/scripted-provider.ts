@@ -1,15 +1,16 @@
-import {
-  ConfigError,
-  type ModelRequest,
-  type Provider,
-  ProviderError,
-  type StreamEvent,
-  type StreamOptions,
-} from '@mh/core';
+import { ConfigError, type ModelRequest, ProviderError } from '@mh/core';
 import { assertOptions, assertTimerMs } from '@mh/core/internal';
-import { playEvents, type TurnContent, turnEvents } from './stream-turn.js';
+import {
+  ScriptedProvider as KitScriptedProvider,
+  type ScriptedTurn as KitTurn,
+} from '@mh/core/testing';
+import { type TurnContent, turnEvents } from './stream-turn.js';
 
-/** One scripted model call: a turn to stream, optionally failing or slow. */
+/**
+ * One scripted model call: a turn to stream, optionally failing or slow. Its events are built
+ * as the fake provider builds them (text in `chunkChars` pieces, usage estimated when not given),
+ * then played by `@mh/core/testing`'s scripted provider.
+ */
 export interface ScriptedTurn extends TurnContent {
   /** Throw this instead of streaming (before any event). */
   readonly error?: Error;
@@ -55,15 +56,12 @@ export interface ScriptedOptions {
 /**
  * A provider that plays a script of assistant turns, for tests: text, tool calls, usage, injected
  * errors, delays, hangs. It records every request it receives (`requests`) so a test can assert on
- * what the loop sent, and emits exactly the StreamEvents a real provider emits.
+ * what the loop sent, and emits exactly the StreamEvents a real provider emits. It is
+ * `@mh/core/testing`'s `ScriptedProvider` with this package's turn vocabulary, options and checks:
+ * a step is turned into the kit's turn with its events built here, and the kit plays them.
  */
-export class ScriptedProvider implements Provider {
-  readonly name: string = 'scripted';
-  /** Every request received, in order (deep copies are not made: do not mutate them). */
-  readonly requests: ModelRequest[] = [];
-  readonly #steps: readonly ScriptStep[];
-  readonly #options: ScriptedOptions;
-  #played = 0;
+export class ScriptedProvider extends KitScriptedProvider {
+  readonly #steps: number;
 
   constructor(steps: readonly ScriptStep[], options: ScriptedOptions = {}) {
     if (!Array.isArray(steps))
@@ -88,69 +86,72 @@ export class ScriptedProvider implements Provider {
     ) {
       throw new ConfigError('whenExhausted', "expected 'error' or 'repeat-last'");
     }
-    this.#steps = steps;
-    this.#options = options;
+    super((index, request) => kitTurn(stepAt(steps, index, options), index, request, options), {
+      recordRequests: options.recordRequests !== false,
+    });
+    this.#steps = steps.length;
   }
 
   /** How many scripted steps have not been played yet. */
   get remaining(): number {
-    return Math.max(0, this.#steps.length - this.#played);
-  }
-
-  stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
-    const index = this.#played++;
-    if (this.#options.recordRequests !== false) this.requests.push(request);
-    const last = this.#steps[this.#steps.length - 1];
-    const step =
-      index < this.#steps.length
-        ? this.#steps[index]
-        : this.#options.whenExhausted === 'repeat-last'
-          ? last
-          : undefined;
-    const model = this.#options.model ?? request.model;
-    const chunkChars = this.#options.chunkChars;
-    return (async function* play(): AsyncGenerator<StreamEvent> {
-      if (step === undefined) {
-        throw new ProviderError(
-          `Scripted provider has no turn ${index + 1} (script has ${index})`,
-          {
-            kind: 'bad-request',
-            provider: 'scripted',
-          },
-        );
-      }
-      const turn = typeof step === 'function' ? step(request) : step;
-      if (turn.error && turn.failAfterEvents === undefined) throw turn.error;
-      const events = turnEvents(request, turn, { model, chunkChars });
-      const hangAt = turn.hangAfterEvents;
-      const played = hangAt === undefined ? events : events.slice(0, hangAt);
-      yield* playEvents(played, {
-        model,
-        delayMs: turn.delayMs,
-        signal: options.signal,
-        failAfter:
-          turn.failAfterEvents !== undefined
-            ? {
-                events: turn.failAfterEvents,
-                error: turn.error ?? new ProviderError('Stream broke', { kind: 'network' }),
-              }
-            : undefined,
-      });
-      if (hangAt !== undefined) await hangUntilAborted(options.signal);
-    })();
+    return Math.max(0, this.#steps - this.calls);
   }
 }
 
-function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    signal?.addEventListener(
-      'abort',
-      () => reject(new ProviderError('Stream aborted', { kind: 'network', retryable: false })),
-      {
-        once: true,
-      },
+/** The step that answers call `index`: past the end, the last one or none (`whenExhausted`). */
+function stepAt(
+  steps: readonly ScriptStep[],
+  index: number,
+  options: ScriptedOptions,
+): ScriptStep | undefined {
+  if (index < steps.length) return steps[index];
+  return options.whenExhausted === 'repeat-last' ? steps[steps.length - 1] : undefined;
+}
+
+/**
+ * The kit's turn for `step`: its events, cut where the step fails or hangs. Every failure,
+ * a missing step or a step function that throws too, is thrown by the stream, not by `stream()`.
+ */
+function kitTurn(
+  step: ScriptStep | undefined,
+  index: number,
+  request: ModelRequest,
+  options: ScriptedOptions,
+): KitTurn {
+  if (step === undefined) {
+    const error = new ProviderError(
+      `Scripted provider has no turn ${index + 1} (script has ${index})`,
+      { kind: 'bad-request', provider: 'scripted' },
     );
-  });
+    return { events: [], error, eventsBeforeStop: 0 };
+  }
+  let turn: ScriptedTurn;
+  try {
+    turn = typeof step === 'function' ? step(request) : step;
+  } catch (error) {
+    return { events: [], error, eventsBeforeStop: 0 };
+  }
+  const delayMs = turn.delayMs ? turn.delayMs : undefined;
+  if (turn.error && turn.failAfterEvents === undefined)
+    return { events: [], error: turn.error, eventsBeforeStop: 0 };
+  const model = options.model ?? request.model;
+  const events = turnEvents(request, turn, { model, chunkChars: options.chunkChars });
+  const failAt = turn.failAfterEvents;
+  const hangAt = turn.hangAfterEvents;
+  // As a stream that breaks after its last event would: one too short to break ends normally.
+  if (
+    failAt !== undefined &&
+    failAt <= events.length &&
+    (hangAt === undefined || failAt <= hangAt)
+  ) {
+    const error = turn.error ?? new ProviderError('Stream broke', { kind: 'network' });
+    return { events, delayMs, error, eventsBeforeStop: failAt };
+  }
+  if (hangAt !== undefined) {
+    const error = new ProviderError('Stream aborted', { kind: 'network', retryable: false });
+    return { events, delayMs, hang: 'until-aborted', error, eventsBeforeStop: hangAt };
+  }
+  return { events, delayMs };
 }
 
 /**

@@ -47,8 +47,6 @@ export interface StreamTurnOptions {
   readonly delayMs?: number;
   /** Aborts the stream: it throws `CancelledError` at the next event. */
   readonly signal?: AbortSignal;
-  /** Throw this error after this many events (a broken stream). */
-  readonly failAfter?: { readonly events: number; readonly error: Error };
 }
 
 function chunks(text: string, size: number): string[] {
@@ -143,18 +141,14 @@ function parseRaw(
   return { type: 'tool_use', id, name, input: {}, rawInput };
 }
 
-/** Streams a list of events with the pacing, abort and failure behaviour of `options`. */
+/** Streams a list of events with the pacing and abort behaviour of `options`. */
 export async function* playEvents(
   events: readonly StreamEvent[],
   options: StreamTurnOptions,
 ): AsyncGenerator<StreamEvent> {
-  let sent = 0;
   for (const event of events) {
-    if (options.failAfter && sent >= options.failAfter.events) throw options.failAfter.error;
     if (options.signal?.aborted) throw new CancelledError('Stream aborted');
     if (options.delayMs) await wait(options.delayMs, options.signal);
     yield event;
-    sent++;
   }
-  if (options.failAfter && sent >= options.failAfter.events) throw options.failAfter.error;
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { Anthropic } from '@anthropic-ai/sdk';
 import { ProviderError, type StreamEvent, userMessage } from '@mh/core';
+import { collectSettled } from '@mh/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { anthropic } from '../src/anthropic/index.js';
 import { readFixture } from './fixtures.js';
@@ -74,22 +75,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function run(
-  stream: AsyncIterable<StreamEvent>,
-): Promise<{ events: StreamEvent[]; error?: unknown }> {
-  const events: StreamEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-    return { events };
-  } catch (error) {
-    return { events, error };
-  }
-}
-
 async function fail(handler: Handler): Promise<{ error: ProviderError; events: StreamEvent[] }> {
   server = await startLoopback(handler);
   const provider = anthropic({ apiKey: 'sk-ant-test', baseURL: server.url });
-  const { events, error } = await run(provider.stream(REQUEST));
+  const { items: events, error } = await collectSettled(provider.stream(REQUEST));
   expect(ProviderError.isInstance(error), `expected a ProviderError, got ${error}`).toBe(true);
   expect(server.requests).toHaveLength(1);
   return { error: error as ProviderError, events };
@@ -269,7 +258,7 @@ describe('AnthropicProvider fault mapping', () => {
     const wire = WIRE.join('').replace('{\\"locati', '{locati');
     server = await startLoopback((_request, response) => sendSse(response, wire));
     const provider = anthropic({ apiKey: 'sk-ant-test', baseURL: server.url });
-    const { events, error } = await run(provider.stream(REQUEST));
+    const { items: events, error } = await collectSettled(provider.stream(REQUEST));
     expect(error).toBeUndefined();
     const end = events.at(-1);
     expect(end?.type === 'message-end' && end.message.content[1]).toEqual({
@@ -286,7 +275,7 @@ describe('AnthropicProvider fault mapping', () => {
     const port = await closedPort();
     const fetchSpy = vi.spyOn(globalThis, 'fetch');
     const provider = anthropic({ apiKey: 'sk-ant-test', baseURL: `http://127.0.0.1:${port}` });
-    const { error } = await run(provider.stream(REQUEST));
+    const { error } = await collectSettled(provider.stream(REQUEST));
     expect(error).toMatchObject({ kind: 'network', retryable: true, provider: 'anthropic' });
     expect((error as Error).message).toContain('ECONNREFUSED');
     expect(fetchSpy).toHaveBeenCalledTimes(1);
@@ -299,7 +288,7 @@ describe('AnthropicProvider fault mapping', () => {
     });
     const provider = anthropic({ apiKey: 'sk-ant-test', baseURL: server.url, timeoutMs: 150 });
     const started = Date.now();
-    const { error } = await run(provider.stream(REQUEST));
+    const { error } = await collectSettled(provider.stream(REQUEST));
     // Ended by the 150 ms timeout, long before the server's late 500 (5 s: room for load).
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -311,7 +300,7 @@ describe('AnthropicProvider fault mapping', () => {
       sendJsonError(response, 529, errorBody('overloaded_error', 'Overloaded')),
     );
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.url, maxRetries: 3 });
-    const { error } = await run(anthropic({ client }).stream(REQUEST));
+    const { error } = await collectSettled(anthropic({ client }).stream(REQUEST));
     expect(error).toMatchObject({ kind: 'overloaded' });
     expect(server.requests).toHaveLength(1);
     expect(client.maxRetries).toBe(3);

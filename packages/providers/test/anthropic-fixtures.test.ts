@@ -8,6 +8,7 @@ import {
   toolResult,
   userMessage,
 } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AnthropicOptions, anthropic } from '../src/anthropic/index.js';
 import { chunksToSse, readFixture } from './fixtures.js';
@@ -66,12 +67,6 @@ async function serve(wire: string): Promise<Loopback> {
     sendSse(response, index === 0 ? wire : REPLY),
   );
   return server;
-}
-
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 function endOf(events: readonly StreamEvent[]): MessageEnd {

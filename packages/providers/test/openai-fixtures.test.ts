@@ -7,6 +7,7 @@ import {
   toolResult,
   userMessage,
 } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openai } from '../src/openai/index.js';
 import { chunksToSse, readFixture } from './fixtures.js';
@@ -24,12 +25,6 @@ async function serve(wires: readonly string[]): Promise<Loopback> {
     sendSse(response, wires[index] ?? wires.at(-1) ?? ''),
   );
   return server;
-}
-
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 type End = Extract<StreamEvent, { type: 'message-end' }>;

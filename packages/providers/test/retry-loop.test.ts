@@ -1,49 +1,23 @@
 import {
   type AgentEvent,
-  type Clock,
   messageText,
   ProviderError,
   type RunResult,
   runLoop,
-  type ToolCallEvent,
   type ToolExecutor,
-  type ToolSpec,
-  type ToolUseBlock,
-  toolResult,
   toolUsesOf,
   type Usage,
   userMessage,
   validateHistory,
 } from '@mh/core';
+import { ManualClock, StubExecutor } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { attemptsOf } from '../src/retry-attempts.js';
 import { withRetry } from '../src/retrying-provider.js';
 import { ScriptedProvider, type ScriptStep } from '../src/scripted-provider.js';
 
 /** Backoff waits pass at once; the idle timer is off in these tests, so nothing else sleeps. */
-const instantClock: Clock = { now: () => 0, sleep: async () => {} };
-
-/** A ToolExecutor that counts what it runs and answers every call "written". */
-class CountingExecutor implements ToolExecutor {
-  /** Every call executed, in order. */
-  readonly executed: ToolUseBlock[] = [];
-
-  specs(): readonly ToolSpec[] {
-    return [{ name: 'write_file', description: 'Writes a file', inputSchema: { type: 'object' } }];
-  }
-
-  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolCallEvent> {
-    for (const call of calls) {
-      yield { type: 'tool-start', call };
-      this.executed.push(call);
-      const result = toolResult(call.id, 'written');
-      yield {
-        type: 'tool-end',
-        outcome: { call, result, status: 'ok', attempts: 1, durationMs: 0 },
-      };
-    }
-  }
-}
+const instantClock = new ManualClock(0, { instant: true });
 
 const usageOf = (inputTokens: number, outputTokens: number): Usage => ({
   inputTokens,
@@ -93,7 +67,7 @@ describe('withRetry inside runLoop', () => {
     ['inside the tool call JSON', 5],
     ['after tool-call-end, before message-end', 7],
   ])('never runs a tool call from an attempt broken %s', async (_where, failAfterEvents) => {
-    const executor = new CountingExecutor();
+    const executor = new StubExecutor({ write_file: async () => 'written' });
     const { result, inner } = await runWithRetry(
       [
         { text: 'Writing.', toolCalls: [call], failAfterEvents },
@@ -104,8 +78,8 @@ describe('withRetry inside runLoop', () => {
     );
     expect(result.status).toBe('completed');
     expect(inner.requests).toHaveLength(3);
-    expect(executor.executed).toHaveLength(1);
-    expect(executor.executed[0]?.input).toEqual(call.input);
+    expect(executor.started).toHaveLength(1);
+    expect(executor.started[0]?.input).toEqual(call.input);
     expect(validateHistory(result.messages)).toEqual([]);
     expect(result.messages.flatMap(toolUsesOf)).toHaveLength(1);
     expect(result.text).toBe('Done.');

@@ -1,4 +1,5 @@
 import { ConfigError, toolResultText, unfenceUntrusted } from '@mh/core';
+import { fieldOf } from '@mh/core/testing';
 import { scripted } from '@mh/providers';
 import { defineTool } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
@@ -91,9 +92,9 @@ describe('Agent fencing', () => {
   });
 
   it('rejects a bad setting with a ConfigError naming the field', () => {
-    expect(fieldOf({ fencing: 'yes' })).toBe('fencing');
-    expect(fieldOf({ fencing: { boundary: 'short' } })).toBe('fencing.boundary');
-    expect(fieldOf({ fencing: { seed: 1 } })).toBe('fencing.seed');
+    expect(fieldOfSetting({ fencing: 'yes' })).toBe('fencing');
+    expect(fieldOfSetting({ fencing: { boundary: 'short' } })).toBe('fencing.boundary');
+    expect(fieldOfSetting({ fencing: { seed: 1 } })).toBe('fencing.seed');
   });
 });
 
@@ -116,9 +117,11 @@ describe('Agent option injectionDefense (the deprecated name of fencing)', () =>
   });
 
   it('names the field as the user wrote it in a ConfigError', () => {
-    expect(fieldOf({ injectionDefense: 'yes' })).toBe('injectionDefense');
-    expect(fieldOf({ injectionDefense: { boundary: 'short' } })).toBe('injectionDefense.boundary');
-    expect(fieldOf({ injectionDefense: { seed: 1 } })).toBe('injectionDefense.seed');
+    expect(fieldOfSetting({ injectionDefense: 'yes' })).toBe('injectionDefense');
+    expect(fieldOfSetting({ injectionDefense: { boundary: 'short' } })).toBe(
+      'injectionDefense.boundary',
+    );
+    expect(fieldOfSetting({ injectionDefense: { seed: 1 } })).toBe('injectionDefense.seed');
   });
 
   it('given with fencing, is a ConfigError naming both fields', () => {
@@ -142,11 +145,8 @@ describe('Agent option injectionDefense (the deprecated name of fencing)', () =>
 });
 
 /** The field of the `ConfigError` an agent with these fencing settings throws. */
-function fieldOf(setting: Record<string, unknown>): string | undefined {
-  try {
-    new Agent({ provider: script(), model: 'm', tools: [readNote], ...setting } as never);
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : undefined;
-  }
-  return undefined;
+function fieldOfSetting(setting: Record<string, unknown>): string | undefined {
+  return fieldOf(
+    () => new Agent({ provider: script(), model: 'm', tools: [readNote], ...setting } as never),
+  );
 }

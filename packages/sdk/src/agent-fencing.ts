@@ -1,6 +1,6 @@
 import {
   ConfigError,
-  injectionDefenseRule,
+  fencingRule,
   type Message,
   newBoundary,
   type ToolExecutor,
@@ -98,7 +98,7 @@ export class AgentFencing {
   /** The system prompt with the rule appended (the rule alone when there was none). */
   get system(): string | undefined {
     if (this.#boundary === undefined) return this.#system;
-    const rule = injectionDefenseRule(this.#boundary);
+    const rule = fencingRule(this.#boundary);
     return this.#system === undefined || this.#system.trim() === ''
       ? rule
       : `${this.#system}\n\n${rule}`;

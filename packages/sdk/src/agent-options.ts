@@ -21,6 +21,7 @@ import {
 import { assertCollaborators, assertMessages, assertOptions } from '@mh/core/internal';
 import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { FencingOptions } from './agent-fencing.js';
+import type { RunOutput } from './run-output.js';
 import type { AgentSession } from './session-binding.js';
 
 /** Who may run `write` and `exec` tools. `read` tools are always allowed by the default policy. */
@@ -100,6 +101,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Guards for this run, merged over the agent's. */
   readonly limits?: Limits;
+  /**
+   * Asks for a typed final answer: a zod schema (or a `ToolSchema`, or either with options such
+   * as `maxRetries`). `result.output` then holds the validated value; see `TypedRunResult`.
+   */
+  readonly output?: RunOutput<unknown>;
 }
 
 export const OPTION_KEYS: readonly string[] = [

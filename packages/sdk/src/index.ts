@@ -16,6 +16,8 @@ export {
   McpProtocolError,
   type Message,
   messageText,
+  type OutputDelta,
+  OutputInvalidError,
   PermissionDeniedError,
   PricingTable,
   type Provider,
@@ -63,6 +65,7 @@ export { Agent } from './agent.js';
 export type { FencingOptions, InjectionDefenseOptions } from './agent-fencing.js';
 export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
 export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';
+export type { RunOutput, TypedRunResult, ZodLikeSchema } from './run-output.js';
 export {
   type AgentSession,
   interruptedOutcomeText,

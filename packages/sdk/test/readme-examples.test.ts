@@ -1,30 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { readmeExampleProblems } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 
-// The README's code examples are kept verbatim in test/readme-snippet-*.ts, so type-checking the
-// tests compiles them with their imports, as a user pasting one would; the reference in docs/
-// takes what does not fit in 60 lines.
+// Every TypeScript example of the README is held verbatim by a test/readme-snippet-*.ts file, so
+// type-checking the tests compiles each one with its imports, as a user pasting it would; the
+// reference in docs/ takes what does not fit in 60 lines. (test/readme-snippet.ts is the root
+// README's example: src/readme-example.test.ts checks it.)
 const at = (path: string): URL => new URL(path, import.meta.url);
-const readme = readFileSync(at('../README.md'), 'utf8');
-const reference = readFileSync(at('../docs/reference.md'), 'utf8');
-
-/** A snippet file's text less its leading `//` header, which says where it comes from. */
-function snippet(file: string): string {
-  const lines = readFileSync(at(file), 'utf8').trimEnd().split('\n');
-  return lines.slice(lines.findIndex((line) => !line.startsWith('//'))).join('\n');
-}
-
-const snippets = readdirSync(at('.'))
-  .filter((name) => name.startsWith('readme-snippet-') && name.endsWith('.ts'))
-  .map((name) => snippet(`./${name}`));
-
-/** The fenced code blocks of a markdown text, with their language. */
-function codeBlocks(text: string): { language: string; code: string }[] {
-  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)\n```$/gm)].map((match) => ({
-    language: match[1] ?? '',
-    code: match[2] ?? '',
-  }));
-}
 
 /**
  * The names `src/index.ts` exports (values and types) from this package's files and from
@@ -42,17 +24,11 @@ function exportedNames(): string[] {
 }
 
 describe('README of @mh/sdk', () => {
-  it('is at most 60 lines', () => {
-    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(60);
-  });
-
-  it('holds only install lines and compiled TypeScript examples', () => {
-    const blocks = codeBlocks(readme);
-    expect(blocks.filter((block) => block.language === 'ts')).toHaveLength(snippets.length);
-    for (const block of blocks) {
-      if (block.language === 'sh') expect(block.code).toMatch(/^pnpm add [@\w/ -]+$/);
-      else expect(snippets).toContain(block.code);
-    }
+  it('is at most 60 lines of install lines and examples, each held by exactly one snippet (and each snippet is one)', () => {
+    const problems = readmeExampleProblems(import.meta.url, {
+      snippetFiles: /^readme-snippet-.*\.ts$/,
+    });
+    expect(problems).toEqual([]);
   });
 
   it('or its reference names every export of the package, in code', () => {
@@ -60,7 +36,10 @@ describe('README of @mh/sdk', () => {
     expect(names).toEqual(
       expect.arrayContaining(['Agent', 'FencingOptions', 'PolicyToolExecutor']),
     );
-    const code = [readme, reference].flatMap((text) => text.match(/`[^`]+`/g) ?? []).join('\n');
+    const texts = ['../README.md', '../docs/reference.md'].map((path) =>
+      readFileSync(at(path), 'utf8'),
+    );
+    const code = texts.flatMap((text) => text.match(/`[^`]+`/g) ?? []).join('\n');
     const missing = names.filter((name) => !new RegExp(`\\b${name}\\b`).test(code));
     expect(missing).toEqual([]);
   });

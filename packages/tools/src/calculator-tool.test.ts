@@ -1,4 +1,5 @@
 import { type ToolOutcome, toolResultText } from '@mh/core';
+import { collectOutcomes } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';
@@ -8,11 +9,10 @@ async function calculate(expression: unknown): Promise<ToolOutcome | undefined> 
   const calls = [
     { type: 'tool_use', id: 'c1', name: 'calculator', input: { expression } },
   ] as const;
-  const signal = new AbortController().signal;
-  for await (const event of executor.execute(calls, { signal })) {
-    if (event.type === 'tool-end') return event.outcome;
-  }
-  return undefined;
+  const [outcome] = await collectOutcomes(
+    executor.execute(calls, { signal: new AbortController().signal }),
+  );
+  return outcome;
 }
 
 describe('calculatorTool', () => {

@@ -21,7 +21,7 @@ const FENCED_STATUSES: ReadonlySet<ToolCallStatus> = new Set(['ok', 'error']);
 export interface FencingExecutorOptions {
   /** The executor whose results are fenced. */
   readonly executor: ToolExecutor;
-  /** The boundary token of the fences (see `newBoundary`, `injectionDefenseRule`). */
+  /** The boundary token of the fences (see `newBoundary`, `fencingRule`). */
   readonly boundary: string;
 }
 
@@ -34,13 +34,13 @@ export interface FencingExecutorOptions {
  *
  * @example
  * ```ts
- * import { injectionDefenseRule, newBoundary } from '@mh/core';
+ * import { fencingRule, newBoundary } from '@mh/core';
  * import { FencingExecutor, PolicyToolExecutor, workspaceTools } from '@mh/tools';
  *
  * const boundary = newBoundary();
  * const inner = new PolicyToolExecutor({ tools: workspaceTools({ root: '.' }) });
  * const executor = new FencingExecutor({ executor: inner, boundary });
- * const system = `You are a helpful assistant.\n\n${injectionDefenseRule(boundary)}`;
+ * const system = `You are a helpful assistant.\n\n${fencingRule(boundary)}`;
  * ```
  */
 export class FencingExecutor implements ToolExecutor {

@@ -28,4 +28,4 @@ export { truncateMiddle, truncationMarker } from './truncate-text.js';
 export { DEFAULT_IGNORED_DIRECTORIES } from './workspace/walk-files.js';
 export type { WorkspaceToolsOptions } from './workspace/workspace-settings.js';
 export { workspaceTools } from './workspace/workspace-tools.js';
-export { zodToolSchema } from './zod-tool-schema.js';
+export { isZodSchema, zodOutputSchema, zodToolSchema } from './zod-tool-schema.js';

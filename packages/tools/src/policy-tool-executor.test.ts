@@ -1,5 +1,4 @@
 import {
-  type Clock,
   ConfigError,
   type PermissionRequest,
   type Tool,
@@ -8,7 +7,7 @@ import {
   type ToolUseBlock,
   toolResultText,
 } from '@mh/core';
-import { collectOutcomes } from '@mh/core/testing';
+import { collectOutcomes, fieldOf, ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -19,7 +18,8 @@ function call(name: string, input: unknown = {}, id = `call_${name}`): ToolUseBl
   return { type: 'tool_use', id, name, input };
 }
 
-async function collect(
+/** Runs `calls` through `executor` and returns every outcome. */
+function execute(
   executor: PolicyToolExecutor,
   calls: readonly ToolUseBlock[],
   signal: AbortSignal = new AbortController().signal,
@@ -35,10 +35,7 @@ function textOf(outcome: ToolOutcome | undefined): string {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A clock whose sleeps return at once, recording their length; timeouts must not use it. */
-function instantClock(): Clock & { sleeps: number[] } {
-  const sleeps: number[] = [];
-  return { sleeps, now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
-}
+const instantClock = (): ManualClock => new ManualClock(Date.now(), { instant: true });
 
 const echo = defineTool({
   name: 'echo',
@@ -71,7 +68,7 @@ function recordingTool(
 describe('PolicyToolExecutor', () => {
   it('runs a read tool and yields an ok outcome with its text', async () => {
     const executor = new PolicyToolExecutor({ tools: [echo] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'hi' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'hi' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.result.isError).toBe(false);
     expect(outcome?.attempts).toBe(1);
@@ -90,7 +87,7 @@ describe('PolicyToolExecutor', () => {
     const executor = new PolicyToolExecutor({
       tools: [echo, recordingTool('slow', 'read', 1, log)],
     });
-    const [outcome] = await collect(executor, [call('foo')]);
+    const [outcome] = await execute(executor, [call('foo')]);
     expect(outcome?.status).toBe('unknown-tool');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('Unknown tool: foo. Available tools: echo, slow');
@@ -101,7 +98,7 @@ describe('PolicyToolExecutor', () => {
     const tool = defineTool({ ...echoDefinition(), run: () => String(++runs) });
     const executor = new PolicyToolExecutor({ tools: [tool] });
     const broken: ToolUseBlock = { ...call('echo'), rawInput: '{"text": "hi' };
-    const [outcome] = await collect(executor, [broken]);
+    const [outcome] = await execute(executor, [broken]);
     expect(outcome?.status).toBe('invalid-arguments');
     expect(textOf(outcome)).toMatch(/^Invalid arguments: could not parse JSON arguments: .+/);
     expect(textOf(outcome)).toContain('{"text": "hi');
@@ -118,7 +115,7 @@ describe('PolicyToolExecutor', () => {
       run: () => String(++runs),
     });
     const executor = new PolicyToolExecutor({ tools: [tool] });
-    const [outcome] = await collect(executor, [call('add', { a: 'one', b: 2 })]);
+    const [outcome] = await execute(executor, [call('add', { a: 'one', b: 2 })]);
     expect(outcome?.status).toBe('invalid-arguments');
     expect(textOf(outcome)).toBe('Invalid arguments: a: expected number, received string');
     expect(runs).toBe(0);
@@ -129,7 +126,7 @@ describe('PolicyToolExecutor', () => {
     const executor = new PolicyToolExecutor({
       tools: [recordingTool('write_file', 'write', 1, log)],
     });
-    const [outcome] = await collect(executor, [call('write_file')]);
+    const [outcome] = await execute(executor, [call('write_file')]);
     expect(outcome?.status).toBe('denied');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe(
@@ -144,7 +141,7 @@ describe('PolicyToolExecutor', () => {
       tools: [recordingTool('write_file', 'write', 1, log)],
       grants: ['write'],
     });
-    const [outcome] = await collect(executor, [call('write_file')]);
+    const [outcome] = await execute(executor, [call('write_file')]);
     expect(outcome?.status).toBe('ok');
     expect(log).toEqual(['start write_file', 'end write_file']);
   });
@@ -159,7 +156,7 @@ describe('PolicyToolExecutor', () => {
         return true;
       },
     });
-    const [outcome] = await collect(executor, [call('shell', {}, 'c7')]);
+    const [outcome] = await execute(executor, [call('shell', {}, 'c7')]);
     expect(outcome?.status).toBe('ok');
     expect(requests).toEqual([{ toolName: 'shell', permission: 'exec', input: {}, callId: 'c7' }]);
   });
@@ -170,7 +167,7 @@ describe('PolicyToolExecutor', () => {
       tools: [recordingTool('shell', 'exec', 1, log)],
       approve: () => false,
     });
-    const [outcome] = await collect(executor, [call('shell')]);
+    const [outcome] = await execute(executor, [call('shell')]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toBe("Permission denied: shell needs 'exec' permission (not approved)");
     expect(log).toEqual([]);
@@ -181,7 +178,7 @@ describe('PolicyToolExecutor', () => {
       tools: [echo],
       policy: { check: () => ({ allow: false, reason: 'read-only mode is off' }) },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toContain('(read-only mode is off)');
   });
@@ -195,7 +192,7 @@ describe('PolicyToolExecutor', () => {
         },
       },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('denied');
     expect(textOf(outcome)).toContain('prompt closed');
   });
@@ -238,7 +235,7 @@ describe('PolicyToolExecutor', () => {
     });
     const executor = new PolicyToolExecutor({ tools: [hang] });
     const started = Date.now();
-    const [outcome] = await collect(executor, [call('hang')]);
+    const [outcome] = await execute(executor, [call('hang')]);
     // The tool never settles: without the timeout this would hang; 10 s leaves room for load.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(outcome?.status).toBe('timeout');
@@ -251,7 +248,7 @@ describe('PolicyToolExecutor', () => {
     const executor = new PolicyToolExecutor({
       tools: [recordingTool('r1', 'read', 200, log), recordingTool('r2', 'read', 200, log)],
     });
-    const outcomes = await collect(executor, [call('r1'), call('r2')]);
+    const outcomes = await execute(executor, [call('r1'), call('r2')]);
     expect(outcomes).toHaveLength(2);
     // Both started before either ended: the overlap itself, independent of machine load (a
     // wall-clock ceiling here failed whenever a loaded machine stalled for 150 ms).
@@ -268,7 +265,7 @@ describe('PolicyToolExecutor', () => {
       ],
       grants: ['write', 'exec'],
     });
-    await collect(executor, [call('w1'), call('w2'), call('w3')]);
+    await execute(executor, [call('w1'), call('w2'), call('w3')]);
     expect(log).toEqual(['start w1', 'end w1', 'start w2', 'end w2', 'start w3', 'end w3']);
   });
 
@@ -283,7 +280,7 @@ describe('PolicyToolExecutor', () => {
       ],
       grants: ['write'],
     });
-    await collect(executor, [call('r1'), call('r2'), call('w'), call('r3')]);
+    await execute(executor, [call('r1'), call('r2'), call('w'), call('r3')]);
     expect(log.slice(0, 2).sort()).toEqual(['start r1', 'start r2']);
     expect(log.slice(4)).toEqual(['start w', 'end w', 'start r3', 'end r3']);
   });
@@ -293,7 +290,7 @@ describe('PolicyToolExecutor', () => {
     const executor = new PolicyToolExecutor({
       tools: [recordingTool('slow', 'read', 80, log), recordingTool('fast', 'read', 1, log)],
     });
-    const outcomes = await collect(executor, [call('slow'), call('fast')]);
+    const outcomes = await execute(executor, [call('slow'), call('fast')]);
     expect(outcomes.map((outcome) => outcome.call.name)).toEqual(['fast', 'slow']);
   });
 
@@ -305,7 +302,7 @@ describe('PolicyToolExecutor', () => {
       },
     });
     const executor = new PolicyToolExecutor({ tools: [boom] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('disk on fire');
@@ -317,7 +314,7 @@ describe('PolicyToolExecutor', () => {
       run: () => ({ content: [{ type: 'text', text: 'not found' }], isError: true }),
     });
     const executor = new PolicyToolExecutor({ tools: [soft] });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.result.isError).toBe(true);
     expect(textOf(outcome)).toBe('not found');
@@ -336,7 +333,7 @@ describe('PolicyToolExecutor', () => {
     });
     const clock = instantClock();
     const executor = new PolicyToolExecutor({ tools: [flaky], clock, retry: { baseMs: 100 } });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(3);
     expect(clock.sleeps).toHaveLength(2);
@@ -352,7 +349,7 @@ describe('PolicyToolExecutor', () => {
       },
     });
     const executor = new PolicyToolExecutor({ tools: [flaky], clock: instantClock() });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(runs).toBe(1);
   });
@@ -368,7 +365,7 @@ describe('PolicyToolExecutor', () => {
       },
     });
     const executor = new PolicyToolExecutor({ tools: [broken], clock: instantClock() });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.attempts).toBe(1);
     expect(runs).toBe(1);
   });
@@ -388,7 +385,7 @@ describe('PolicyToolExecutor', () => {
       clock: instantClock(),
       retry: { maxAttempts: 4 },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('error');
     expect(outcome?.attempts).toBe(4);
     expect(runs).toBe(4);
@@ -410,7 +407,7 @@ describe('PolicyToolExecutor', () => {
       clock: instantClock(),
       retry: { isTransient: (error) => error instanceof Error && error.message.includes('503') },
     });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(2);
   });
@@ -427,7 +424,7 @@ describe('PolicyToolExecutor', () => {
       },
     });
     const executor = new PolicyToolExecutor({ tools: [slowOnce], retry: { baseMs: 1 } });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     expect(outcome?.status).toBe('ok');
     expect(outcome?.attempts).toBe(2);
   });
@@ -436,7 +433,7 @@ describe('PolicyToolExecutor', () => {
     const text = `HEAD${'x'.repeat(1_000)}TAIL`;
     const big = defineTool({ ...echoDefinition(), run: () => text });
     const executor = new PolicyToolExecutor({ tools: [big], maxResultChars: 100 });
-    const [outcome] = await collect(executor, [call('echo', { text: 'x' })]);
+    const [outcome] = await execute(executor, [call('echo', { text: 'x' })]);
     const result = textOf(outcome);
     expect(result.length).toBeLessThanOrEqual(100);
     expect(result.startsWith('HEAD')).toBe(true);
@@ -567,13 +564,4 @@ function echoDefinition(): ToolDefinition<z.ZodObject<{ text: z.ZodString }>> {
     permission: 'read',
     run: ({ text }) => text,
   };
-}
-
-function fieldOf(create: () => unknown): string | undefined {
-  try {
-    create();
-  } catch (error) {
-    return ConfigError.isInstance(error) ? error.field : undefined;
-  }
-  return undefined;
 }

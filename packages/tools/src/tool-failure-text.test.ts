@@ -6,7 +6,7 @@ import { PolicyToolExecutor } from './policy-tool-executor.js';
 
 const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'boom', input: {} };
 
-async function outcomesOf(tool: Tool): Promise<ToolOutcome[]> {
+function outcomesOf(tool: Tool): Promise<ToolOutcome[]> {
   const executor = new PolicyToolExecutor({ tools: [tool], retry: { baseMs: 0, capMs: 0 } });
   return collectOutcomes(executor.execute([call], { signal: new AbortController().signal }));
 }

@@ -1,6 +1,6 @@
-import { type Clock, ConfigError, type ToolUseBlock } from '@mh/core';
+import { ConfigError, type ToolUseBlock } from '@mh/core';
 import { MAX_TIMEOUT_MS } from '@mh/core/internal';
-import { collectOutcomes } from '@mh/core/testing';
+import { collectOutcomes, ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
@@ -52,8 +52,7 @@ describe('PolicyToolExecutor retry options', () => {
   });
 
   it('never asks the clock for a wait longer than a timer can hold', async () => {
-    const sleeps: number[] = [];
-    const clock: Clock = { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) };
+    const clock = new ManualClock(Date.now(), { instant: true });
     let calls = 0;
     const tool = defineTool({
       name: 'flaky',
@@ -76,7 +75,7 @@ describe('PolicyToolExecutor retry options', () => {
     const signal = new AbortController().signal;
     for (const outcome of await collectOutcomes(executor.execute([call], { signal })))
       expect(outcome.status).toBe('ok');
-    expect(sleeps).toHaveLength(2);
-    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
+    expect(clock.sleeps).toHaveLength(2);
+    for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
   });
 });

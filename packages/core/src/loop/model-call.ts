@@ -2,6 +2,7 @@ import { HarnessError, ProviderError } from '../errors.js';
 import type { ContentBlock } from '../messages/message.js';
 import { messageProblem } from '../messages/shape.js';
 import { addUsage, promptTokens, type Usage, ZERO_USAGE } from '../messages/usage.js';
+import type { OutputDelta, OutputDeltas } from '../output/deltas.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { ModelRequest, Provider, StreamEvent } from '../ports/provider.js';
 import { type Attributes, SPAN_NAMES, type Span, type Tracer } from '../ports/tracer.js';
@@ -38,6 +39,8 @@ export interface ModelCallContext {
   readonly pricing: PricingTable;
   /** Time source of the time to first token (default: the system clock). */
   readonly clock?: Clock;
+  /** Follows the typed answer as it streams (with typed output): yields its `output-delta`s. */
+  readonly output?: OutputDeltas;
 }
 
 /**
@@ -48,7 +51,7 @@ export interface ModelCallContext {
 export async function* streamModelCall(
   request: ModelRequest,
   context: ModelCallContext,
-): AsyncGenerator<StreamEvent, ModelCallOutcome, void> {
+): AsyncGenerator<StreamEvent | OutputDelta, ModelCallOutcome, void> {
   const { provider, run } = context;
   const span = context.tracer.startSpan(SPAN_NAMES.model, {
     parent: context.parent,
@@ -58,6 +61,7 @@ export async function* streamModelCall(
       [A.requestModel]: request.model,
       [A.requestMaxTokens]: request.maxOutputTokens,
       [A.requestTemperature]: request.temperature,
+      [A.outputType]: request.output === undefined ? undefined : 'json',
     },
   });
   const clock = context.clock ?? systemClock;
@@ -114,6 +118,8 @@ export async function* streamModelCall(
         else if (event.type === 'usage') attemptUsage = event.usage;
         else if (event.type === 'message-end') end = event;
         yield event;
+        const delta = context.output?.see(event);
+        if (delta !== undefined) yield delta;
       }
     } finally {
       // Closing a stream abandoned mid-way must neither block nor throw into the loop.

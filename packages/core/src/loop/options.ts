@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import { assertMessages } from '../messages/shape.js';
 import type { Usage } from '../messages/usage.js';
+import type { OutputOptions } from '../output/typed-output.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
@@ -92,6 +93,12 @@ export interface LoopOptions {
   readonly hooks?: LoopHooks;
   /** Keeps the history inside the model's context window (default: no compaction). */
   readonly compaction?: CompactionOptions;
+  /**
+   * Asks for a typed final answer: `RunResult.output` holds it, validated by its schema. A wrong
+   * answer goes back to the model with its problems (`maxRetries` times); then the run ends with
+   * status `error` and an `OutputInvalidError`.
+   */
+  readonly output?: OutputOptions;
 }
 
 /**
@@ -120,7 +127,15 @@ const SETTING_KEYS = [
 ] as const;
 
 /** The options that are a run's own. */
-const RUN_KEYS = ['history', 'signal', 'parentSpan', 'runId', 'onSettled', 'hooks'] as const;
+const RUN_KEYS = [
+  'history',
+  'signal',
+  'parentSpan',
+  'runId',
+  'onSettled',
+  'hooks',
+  'output',
+] as const;
 
 /** The loop options that stay the same from run to run (see `resolveLoopOptions`). */
 export type LoopSettings = Pick<LoopOptions, (typeof SETTING_KEYS)[number]>;

@@ -4,7 +4,14 @@ import type { ModelRequest } from '../ports/provider.js';
 /** The fields of a model request the loop sets besides its messages. */
 export type RequestFields = Pick<
   ModelRequest,
-  'model' | 'system' | 'tools' | 'maxOutputTokens' | 'temperature' | 'stopSequences'
+  | 'model'
+  | 'system'
+  | 'tools'
+  | 'maxOutputTokens'
+  | 'temperature'
+  | 'stopSequences'
+  | 'output'
+  | 'toolChoice'
 >;
 
 /**
@@ -33,5 +40,8 @@ export function requestSnapshot(fields: RequestFields, history: readonly Message
     maxOutputTokens: fields.maxOutputTokens,
     temperature: fields.temperature,
     stopSequences: fields.stopSequences,
+    // Set only with typed output: a request without it has exactly the fields it always had.
+    ...(fields.output === undefined ? {} : { output: fields.output }),
+    ...(fields.toolChoice === undefined ? {} : { toolChoice: fields.toolChoice }),
   };
 }

@@ -1,16 +1,19 @@
 import { setupCompaction } from '../compaction/step.js';
 import { newMessageId } from '../messages/message.js';
 import { takeSettledPrefix } from '../messages/settled-histories.js';
+import { resolveOutput } from '../output/typed-output.js';
 import type { Provider } from '../ports/provider.js';
+import type { ToolExecutor } from '../ports/tool-executor.js';
 import { abortedStop, firstTripped, runGuards } from './guards.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { streamModelCall } from './model-call.js';
 import { checkLoopOptions, type LoopOptions, type ResolvedLoopOptions } from './options.js';
+import { judgeTextAnswer, runTurnTools } from './output-turn.js';
 import type { AgentEvent, RunResult } from './run-result.js';
 import { RunSignal } from './run-signal.js';
 import { endRunSpan, startRunSpan } from './run-span.js';
 import { RunState } from './run-state.js';
-import { runToolBatch, type ToolBatchOutcome } from './tool-batch.js';
+import type { ToolBatchOutcome } from './tool-batch.js';
 import {
   beginTurn,
   commitTurn,
@@ -24,7 +27,6 @@ import {
   type TurnContext,
   takeCall,
   takeResults,
-  toolBatchContext,
 } from './turn.js';
 
 /**
@@ -69,9 +71,9 @@ export async function* runLoop(
         let batch: ToolBatchOutcome | undefined;
         if (answer.calls.length > 0) {
           await context.hooks?.beforeTools?.(answer.assistant);
-          batch = yield* runToolBatch(answer.calls, toolBatchContext(state, context, span));
+          batch = yield* runTurnTools(state, context, answer, span);
           if (takeResults(state, context, batch)) break;
-        }
+        } else if (context.output) judgeTextAnswer(state, context.output, answer);
         await commitTurn(state, context, answer);
         yield {
           type: 'turn-end',
@@ -130,6 +132,10 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
         settings.resolvedCompaction,
       )
     : undefined;
+  const output =
+    options.output === undefined
+      ? undefined
+      : resolveOutput(options.output, provider, toolNames(settings.tools));
   const state = new RunState(options.history, settledPrefix, options.onSettled);
   const context: TurnContext = {
     settings,
@@ -139,11 +145,16 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
     runSpan,
     runId,
     compaction,
+    output,
     guards: runGuards(limits, limits.maxTurns ?? DEFAULT_MAX_TURNS),
     abortStop: () =>
       abortedStop(run.reason, limits.timeoutMs, clock.now() - startedAt, options.signal?.reason),
   };
   return { state, context, startedAt };
+}
+
+function toolNames(tools: ToolExecutor | undefined): string[] {
+  return tools?.specs().map((spec) => spec.name) ?? [];
 }
 
 /** The run's result as the provider settles it (`Provider.settle`), or as it is. */

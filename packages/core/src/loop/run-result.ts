@@ -3,6 +3,7 @@ import type { Guard } from '../errors.js';
 import type { HistoryRepair } from '../messages/history.js';
 import type { Message, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
+import type { OutputDelta } from '../output/deltas.js';
 import type { StopReason, StreamEvent } from '../ports/provider.js';
 import type { ToolOutcome } from '../ports/tool-executor.js';
 
@@ -45,6 +46,11 @@ export interface RunResult {
   readonly repairs: readonly HistoryRepair[];
   /** Compactions made during the run, in order (skipped ones included). */
   readonly compactions: readonly CompactionRecord[];
+  /**
+   * The typed final answer, validated by the schema the run asked for (`LoopOptions.output`);
+   * absent without one, and when the run did not complete.
+   */
+  readonly output?: unknown;
 }
 
 /**
@@ -65,4 +71,5 @@ export type AgentEvent =
     }
   | { readonly type: 'history-repair'; readonly repairs: readonly HistoryRepair[] }
   | CompactionEvent
+  | OutputDelta
   | { readonly type: 'run-end'; readonly result: RunResult };

@@ -39,6 +39,10 @@ export class RunState implements RunProgress {
   stopReason: StopReason | undefined;
   /** Why the run stopped early; undefined while it runs and when it completed. */
   stop: Stop | undefined;
+  /** The typed answer, once one was accepted. */
+  output: unknown;
+  /** Typed answers the model gave that were not accepted. */
+  wrongOutputs = 0;
   /**
    * Ids of the messages this run added (its prompt first), to find them again after a compaction
    * (a trimmed message keeps its id; a summary counts only when it folded one of them).
@@ -135,6 +139,7 @@ export class RunState implements RunProgress {
       newMessages: this.#newMessages(),
       repairs: this.repairs,
       compactions: this.compactions,
+      ...(this.output === undefined ? {} : { output: this.output }),
     };
   }
 

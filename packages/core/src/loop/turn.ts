@@ -9,6 +9,8 @@ import {
   toolUsesOf,
 } from '../messages/message.js';
 import { addUsage, promptTokens } from '../messages/usage.js';
+import { OutputDeltas } from '../output/deltas.js';
+import type { ResolvedOutput } from '../output/typed-output.js';
 import type { ModelRequest, ToolSpec } from '../ports/provider.js';
 import { SPAN_NAMES, type Span, type Tracer } from '../ports/tracer.js';
 import { isErrorObject, thrownText } from '../support/thrown-text.js';
@@ -33,6 +35,8 @@ export interface TurnContext {
   readonly runSpan: Span;
   readonly runId: string;
   readonly compaction: RunCompaction | undefined;
+  /** The typed answer the run asks for, resolved (absent: free text). */
+  readonly output: ResolvedOutput | undefined;
   /** The stop of an abort now (a cancel, or the run's timeout). */
   readonly abortStop: () => Stop;
 }
@@ -65,7 +69,8 @@ export async function prepareTurn(
     const details = violations.map((violation) => violation.detail).join('; ');
     throw new HarnessError(`History breaks the pairing invariant: ${details}`);
   }
-  const tools = context.settings.tools?.specs() ?? [];
+  const specs = context.settings.tools?.specs() ?? [];
+  const tools = context.output?.tool ? [...specs, context.output.tool] : specs;
   const events = context.compaction
     ? await compact(state, context, context.compaction, tools, span)
     : [];
@@ -81,6 +86,7 @@ export function modelCallContext(context: TurnContext, span: Span): ModelCallCon
     parent: span,
     pricing: context.settings.pricing,
     clock: context.settings.clock,
+    output: context.output && new OutputDeltas(context.output),
   };
 }
 
@@ -133,8 +139,9 @@ export function takeResults(
 }
 
 /**
- * Whether the run ends after this committed turn: the model called no tool (it answered), the
- * repeated-call guard tripped in its tools, or a guard that follows a tool turn trips.
+ * Whether the run ends after this committed turn: the model called no tool (it answered), a typed
+ * answer was accepted or failed, the repeated-call guard tripped in its tools, or a guard that
+ * follows a tool turn trips.
  */
 export function endsRun(
   state: RunState,
@@ -142,7 +149,10 @@ export function endsRun(
   answer: Answer,
   batch: ToolBatchOutcome | undefined,
 ): boolean {
-  if (answer.calls.length === 0) return true;
+  // With typed output, a text answer sent back with a correction does not end the run.
+  if (answer.calls.length === 0)
+    return context.output === undefined || state.output !== undefined || state.stop !== undefined;
+  if (state.output !== undefined || state.stop !== undefined) return true;
   state.stop = batch?.repeatTrip
     ? { status: 'guard', guard: 'max-repeated-calls', error: batch.repeatTrip }
     : firstTripped(context.guards.afterToolTurn, state);
@@ -208,6 +218,8 @@ export function modelRequest(
       maxOutputTokens: settings.maxOutputTokens,
       temperature: settings.temperature,
       stopSequences: settings.stopSequences,
+      output: context.output?.format,
+      toolChoice: context.output?.tool ? 'required' : undefined,
     },
     state.history,
   );

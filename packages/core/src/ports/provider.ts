@@ -42,6 +42,11 @@ export interface ModelRequest {
    * text. The schema is sent as given: with `strict`, one `toStrictSchema` made.
    */
   readonly output?: OutputFormat;
+  /**
+   * `required`: the model must call one of the tools (typed output through a final tool);
+   * absent or `auto`: it may answer in text. Adapters map it to the vendor's `tool_choice`.
+   */
+  readonly toolChoice?: 'auto' | 'required';
 }
 
 /** A JSON answer's shape, as a provider sends it to the model (see `ModelRequest.output`). */
@@ -123,6 +128,12 @@ export interface Provider {
   readonly name: string;
   /** Starts a model call. The iterable is consumed once; the consumer's pace is the stream's pace. */
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamEvent>;
+  /**
+   * True when the provider sends `ModelRequest.output` in the vendor's native structured-output
+   * form. Typed output then uses it; otherwise the loop asks for a final tool call. A provider
+   * that wraps another must forward it.
+   */
+  readonly nativeOutput?: boolean;
   /**
    * Optional: sees the result of each run this provider served before the loop reports it, and
    * may return another. A replaying provider uses it to end a run that stopped before its

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
 import type { Usage } from '../messages/usage.js';
+import { fieldOf } from '../testing/field-of.js';
 import { costOf, defaultPricing, type ModelPrice, PricingTable } from './prices.js';
 
 const usage = (fields: Partial<Usage>): Usage => ({
@@ -10,16 +10,6 @@ const usage = (fields: Partial<Usage>): Usage => ({
   cacheWriteTokens: 0,
   ...fields,
 });
-
-function configErrorField(action: () => unknown): string | undefined {
-  try {
-    action();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.field;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('PricingTable.lookup', () => {
   const table = new PricingTable({
@@ -96,7 +86,7 @@ describe('PricingTable.with', () => {
   });
 
   it('validates the added prices', () => {
-    expect(configErrorField(() => base.with({ bad: { inputPerMTok: -1, outputPerMTok: 1 } }))).toBe(
+    expect(fieldOf(() => base.with({ bad: { inputPerMTok: -1, outputPerMTok: 1 } }))).toBe(
       'pricing.bad.inputPerMTok',
     );
   });
@@ -114,15 +104,11 @@ describe('PricingTable validation', () => {
     [{ inputPerMTok: 1 }, 'pricing.m.outputPerMTok'],
     [{ inputPerMTok: '1', outputPerMTok: 1 }, 'pricing.m.inputPerMTok'],
   ])('rejects %o with a ConfigError naming %s', (price, field) => {
-    expect(configErrorField(() => new PricingTable({ m: price as unknown as ModelPrice }))).toBe(
-      field,
-    );
+    expect(fieldOf(() => new PricingTable({ m: price as unknown as ModelPrice }))).toBe(field);
   });
 
   it('rejects a price that is not an object', () => {
-    expect(configErrorField(() => new PricingTable({ m: null as unknown as ModelPrice }))).toBe(
-      'pricing.m',
-    );
+    expect(fieldOf(() => new PricingTable({ m: null as unknown as ModelPrice }))).toBe('pricing.m');
   });
 
   it('accepts a free model', () => {

@@ -265,14 +265,13 @@ describe('retry', () => {
   });
 
   it('never sleeps longer than a Node timer can wait: a longer baseMs is a ConfigError', async () => {
-    const sleeps: number[] = [];
-    const clock = { now: () => 0, sleep: async (ms: number) => void sleeps.push(ms) };
+    const clock = new ManualClock(0, { instant: true });
     const { fn, attempts } = flaky(1);
     const options = { clock, shouldRetry: () => true, random: () => 0.999 };
     await expect(
       retry(fn, { ...options, baseMs: 3_000_000_000, capMs: 3_000_000_000 }),
     ).rejects.toSatisfy((error) => ConfigError.isInstance(error) && error.field === 'baseMs');
-    expect([attempts, sleeps]).toEqual([[1], []]);
+    expect([attempts, clock.sleeps]).toEqual([[1], []]);
   });
 
   it.each([0, 1.5])('rejects maxAttempts %d with a ConfigError', async (maxAttempts) => {

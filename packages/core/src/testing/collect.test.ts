@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collect } from './collect.js';
+import { collect, collectSettled } from './collect.js';
 
 describe('collect', () => {
   it('returns every item in order', async () => {
@@ -17,5 +17,31 @@ describe('collect', () => {
       throw new Error('broken stream');
     }
     await expect(collect(failing())).rejects.toThrow('broken stream');
+  });
+});
+
+describe('collectSettled', () => {
+  async function* failing(): AsyncGenerator<number> {
+    yield 1;
+    yield 2;
+    throw new Error('broken stream');
+  }
+
+  it('returns the items before the error, and the error, without rejecting', async () => {
+    const { items, error } = await collectSettled(failing());
+    expect(items).toEqual([1, 2]);
+    expect(error).toEqual(new Error('broken stream'));
+  });
+
+  it('returns every item and no error for a stream that ends, into the array it was given', async () => {
+    const into: number[] = [];
+    const settled = await collectSettled(
+      (async function* () {
+        yield 7;
+      })(),
+      into,
+    );
+    expect(settled).toEqual({ items: [7] });
+    expect(settled.items).toBe(into);
   });
 });

@@ -21,3 +21,28 @@ export async function collectOutcomes(
   for await (const event of events) if (event.type === 'tool-end') outcomes.push(event.outcome);
   return outcomes;
 }
+
+/** How a stream read by `collectSettled` ended: what it yielded, and its error if it threw. */
+export interface Settled<T> {
+  /** The items yielded before the end or the error, in order. */
+  readonly items: T[];
+  /** What the stream threw; absent when it ended normally. */
+  readonly error?: unknown;
+}
+
+/**
+ * Drains an async iterable to its end or its first error, and never rejects: a broken stream's
+ * events before the break, and the break. Items go into `into` as they arrive, so a test can look
+ * at them while the stream is still pending.
+ */
+export async function collectSettled<T>(
+  stream: AsyncIterable<T>,
+  into: T[] = [],
+): Promise<Settled<T>> {
+  try {
+    for await (const item of stream) into.push(item);
+    return { items: into };
+  } catch (error) {
+    return { items: into, error };
+  }
+}

@@ -39,4 +39,34 @@ describe('readmeExampleProblems', () => {
       'README.md has 66 lines, more than 60',
     ]);
   });
+
+  it('names a code block that is neither an example nor sh install lines', () => {
+    const install = '```sh\npnpm add @mh/x zod   # and zod\npnpm add -D @mh/y\n```\n';
+    const snippet = { 'readme-snippet-a.ts': example };
+    expect(readmeExampleProblems(pkg(`${install}${readme}`, snippet))).toEqual([]);
+    const other = '```sh\nnpm run build\n```\n```json\n{}\n```\n';
+    expect(readmeExampleProblems(pkg(`${other}${readme}`, snippet))).toEqual([
+      'a ```sh block (npm run build) is neither an example nor sh install lines',
+      'a ```json block ({}) is neither an example nor sh install lines',
+    ]);
+  });
+
+  it('checks another README against the snippet files it is told, without the package rules', () => {
+    const long = `${'```sh\nnpm start\n```\n'}${readme}${'line\n'.repeat(60)}`;
+    const folder = pkg('# p\n', {
+      'readme-snippet.ts': example,
+      'readme-snippet-a.ts': 'other();',
+      'ROOT.md': long,
+    });
+    const options = {
+      readme: 'ROOT.md',
+      snippetFiles: /^readme-snippet\.ts$/,
+      packageReadme: false,
+    };
+    expect(readmeExampleProblems(folder, options)).toEqual([]);
+    expect(readmeExampleProblems(folder, { ...options, packageReadme: true })).toEqual([
+      'ROOT.md has 69 lines, more than 60',
+      'a ```sh block (npm start) is neither an example nor sh install lines',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../errors.js';
 import { collect } from './collect.js';
-import { ScriptedProvider } from './scripted-provider.js';
+import { ScriptedProvider, scriptedEvents } from './scripted-provider.js';
 
 const request = { model: 'm', messages: [], tools: [] };
 
@@ -66,6 +66,56 @@ describe('ScriptedProvider', () => {
     const pending = collect(provider.stream(request, { signal: controller.signal }));
     controller.abort();
     await expect(pending).rejects.toSatisfy((error) => CancelledError.isInstance(error));
+  });
+
+  it('throws the scripted error, not CancelledError, from a hang when the signal aborts', async () => {
+    const controller = new AbortController();
+    const error = new Error('gave up');
+    const provider = new ScriptedProvider([{ hang: 'until-aborted', error, eventsBeforeStop: 1 }]);
+    const seen: string[] = [];
+    const pending = (async () => {
+      for await (const event of provider.stream(request, { signal: controller.signal }))
+        seen.push(event.type);
+    })();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['message-start']);
+    controller.abort();
+    await expect(pending).rejects.toBe(error);
+  });
+
+  it('throws CancelledError at the next event once the signal has aborted', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([{ text: ['a', 'b', 'c'] }]);
+    const seen: string[] = [];
+    const consume = async (): Promise<void> => {
+      for await (const event of provider.stream(request, { signal: controller.signal })) {
+        seen.push(event.type);
+        if (event.type === 'text-delta') controller.abort();
+      }
+    };
+    await expect(consume()).rejects.toSatisfy(CancelledError.isInstance);
+    expect(seen).toEqual(['message-start', 'text-delta']);
+  });
+
+  it('streams the events of a turn with events verbatim, and cuts them like any turn', async () => {
+    const events = scriptedEvents({ text: 'recorded', model: 'm1' });
+    const error = new Error('cut');
+    const provider = new ScriptedProvider([{ events }, { events, error, eventsBeforeStop: 1 }]);
+    expect(await collect(provider.stream(request))).toEqual(events);
+    await expect(collect(provider.stream(request))).rejects.toBe(error);
+    expect(provider.produced).toBe(events.length + 1);
+  });
+
+  it('counts every call but keeps no request with recordRequests false', async () => {
+    const provider = new ScriptedProvider((index) => ({ text: `turn ${index}` }), {
+      recordRequests: false,
+    });
+    await collect(provider.stream(request));
+    const second = await collect(provider.stream(request));
+    expect(second.at(-1)).toMatchObject({
+      message: { content: [{ type: 'text', text: 'turn 1' }] },
+    });
+    expect([provider.calls, provider.requests]).toEqual([2, []]);
   });
 
   it('streams a broken first attempt and a stream-reset before a turn with reset', async () => {

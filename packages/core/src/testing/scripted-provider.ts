@@ -24,10 +24,16 @@ export interface ScriptedCall {
 /**
  * One scripted model call. Events are emitted in the order ports/provider.ts documents:
  * `message-start`, text deltas, tool calls (`tool-call-start`, `tool-call-delta`, `tool-call-end`),
- * `usage`, `message-end`. `error`, `hang` and `omitEnd` cut that sequence short after
- * `eventsBeforeStop` events (default: all events before `usage`).
+ * `usage`, `message-end` (or `events`, verbatim). `error`, `hang` and `omitEnd` cut that sequence
+ * short after `eventsBeforeStop` events (default: all events before `usage`, that is all but the
+ * last two). A stream whose signal aborts throws `CancelledError` at its next event.
  */
 export interface ScriptedTurn {
+  /**
+   * The events to stream, verbatim, instead of ones built from the fields below (a recorded
+   * stream, or one another builder made); only `delayMs` and the cut fields still apply.
+   */
+  readonly events?: readonly StreamEvent[];
   /** Text deltas (a string is one delta). */
   readonly text?: string | readonly string[];
   /** Tool calls, after the text. */
@@ -40,11 +46,12 @@ export interface ScriptedTurn {
   readonly model?: string;
   /** Milliseconds to wait before each event (real timers; aborts promptly). */
   readonly delayMs?: number;
-  /** Thrown from the iterator after `eventsBeforeStop` events. */
+  /** Thrown from the iterator after `eventsBeforeStop` events (with `hang`: once aborted). */
   readonly error?: unknown;
   /**
-   * After `eventsBeforeStop` events, wait: `until-aborted` throws `CancelledError` when the signal
-   * aborts; `forever` ignores the signal and never settles.
+   * After `eventsBeforeStop` events, wait: `until-aborted` throws `error`, or else
+   * `CancelledError`, when the signal aborts (without a signal it never settles); `forever`
+   * ignores the signal and never settles.
    */
   readonly hang?: 'until-aborted' | 'forever';
   /** End the stream after `eventsBeforeStop` events without `message-end`. */
@@ -69,6 +76,17 @@ export interface ScriptedTurn {
 export type Script =
   | readonly ScriptedTurn[]
   | ((index: number, request: ModelRequest) => ScriptedTurn);
+
+/** Options of a `ScriptedProvider`. */
+export interface ScriptedProviderOptions {
+  /**
+   * Keep every request in `requests` (default true). Long runs turn it off: each request holds
+   * the whole history, so keeping them all grows memory with the square of the run's length.
+   */
+  readonly recordRequests?: boolean;
+  /** Claim a native typed-output form (`Provider.nativeOutput`; default false). */
+  readonly nativeOutput?: boolean;
+}
 
 let nextCallNumber = 0;
 
@@ -132,12 +150,12 @@ function usageOf(partial: Partial<Usage> | undefined): Usage {
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new CancelledError('aborted while waiting'));
+      reject(new CancelledError('Stream aborted'));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new CancelledError('aborted while waiting'));
+      reject(new CancelledError('Stream aborted'));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -147,28 +165,47 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** Settles only when `signal` aborts (never without one), rejecting with `CancelledError`. */
+function untilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    if (signal?.aborted) reject(new CancelledError('Stream aborted'));
+    else
+      signal?.addEventListener('abort', () => reject(new CancelledError('Stream aborted')), {
+        once: true,
+      });
+  });
+}
+
 /**
  * A Provider that plays scripted assistant turns and records what it was asked. Each call to
  * `stream` takes the next turn of the script; a call past the end of a list script throws.
+ * `@mh/providers`' public `scripted()` is a layer over it.
  */
 export class ScriptedProvider implements Provider {
   /** Provider name, as spans and errors report it. */
-  readonly name = 'scripted';
-  /** Every request received, in order. */
+  readonly name: string = 'scripted';
+  /** Every request received, in order (none with `recordRequests: false`). */
   readonly requests: ModelRequest[] = [];
+  /** Calls to `stream` so far, recorded or not. */
+  calls = 0;
   /** Events handed out so far, over all streams (counted as each is yielded). */
   produced = 0;
+  /** Whether it claims a native typed-output form (`Provider.nativeOutput`; default false). */
+  readonly nativeOutput: boolean;
   readonly #script: Script;
+  readonly #recordRequests: boolean;
 
   /** Plays `script`: turn `n` answers request `n`. */
-  constructor(script: Script) {
+  constructor(script: Script, options: ScriptedProviderOptions = {}) {
     this.#script = script;
+    this.#recordRequests = options.recordRequests !== false;
+    this.nativeOutput = options.nativeOutput === true;
   }
 
   /** Records `request` and streams the next turn; throws when a list script is exhausted. */
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamEvent> {
-    const index = this.requests.length;
-    this.requests.push(request);
+    const index = this.calls++;
+    if (this.#recordRequests) this.requests.push(request);
     const turn =
       typeof this.#script === 'function' ? this.#script(index, request) : this.#script[index];
     if (turn === undefined) throw new Error(`script exhausted at request ${index + 1}`);
@@ -176,16 +213,21 @@ export class ScriptedProvider implements Provider {
   }
 
   async *#play(turn: ScriptedTurn, signal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    const events = scriptedEvents(turn);
+    const events = turn.events ?? scriptedEvents(turn);
     const cut = turn.error !== undefined || turn.hang !== undefined || turn.omitEnd === true;
     const count = cut ? (turn.eventsBeforeStop ?? events.length - 2) : events.length;
     for (const event of events.slice(0, count)) {
+      if (signal?.aborted) throw new CancelledError('Stream aborted');
       if (turn.delayMs !== undefined) await wait(turn.delayMs, signal);
       this.produced++;
       yield event;
     }
+    if (turn.hang === 'until-aborted') {
+      await untilAborted(signal).catch((error: unknown) => {
+        throw turn.error ?? error;
+      });
+    }
     if (turn.error !== undefined) throw turn.error;
     if (turn.hang === 'forever') await new Promise<never>(() => {});
-    if (turn.hang === 'until-aborted') await wait(2 ** 31 - 1, signal);
   }
 }

@@ -15,6 +15,8 @@ export const SPAN_ATTRIBUTES: {
   readonly requestMaxTokens: 'gen_ai.request.max_tokens';
   /** Sampling temperature requested. */
   readonly requestTemperature: 'gen_ai.request.temperature';
+  /** The content type asked for: `json` when a typed answer is asked for natively. */
+  readonly outputType: 'gen_ai.output.type';
   /** The model that answered. */
   readonly responseModel: 'gen_ai.response.model';
   /** The provider's id of the response, when it reports one. */
@@ -109,6 +111,7 @@ export const SPAN_ATTRIBUTES: {
   requestModel: 'gen_ai.request.model',
   requestMaxTokens: 'gen_ai.request.max_tokens',
   requestTemperature: 'gen_ai.request.temperature',
+  outputType: 'gen_ai.output.type',
   responseModel: 'gen_ai.response.model',
   responseId: 'gen_ai.response.id',
   responseFinishReasons: 'gen_ai.response.finish_reasons',

@@ -1,5 +1,11 @@
 // The harness layer: our code, not the model's (replay drift, an exception, a denial, a limit).
-import { SPAN_ATTRIBUTES as A, ProviderError, ReplayDriftError, SPAN_NAMES } from '@mh/core';
+import {
+  SPAN_ATTRIBUTES as A,
+  OutputInvalidError,
+  ProviderError,
+  ReplayDriftError,
+  SPAN_NAMES,
+} from '@mh/core';
 import { describeError, errorMessage, evidence } from './evidence.js';
 import { LIMIT_GUARDS, modelLoop } from './loop.js';
 import type { AttributionRule, RuleHit } from './rule.js';
@@ -44,13 +50,14 @@ export const harnessReplayDrift: AttributionRule = {
 export const harnessException: AttributionRule = {
   id: 'harness/exception',
   layer: 'harness',
-  when: 'the run failed with an exception that is not a ProviderError (nor a replay drift)',
+  when: 'the run failed with an exception that is not a ProviderError (nor a replay drift, nor typed output the model got wrong)',
   test(view): RuleHit | undefined {
     const error = view.error;
     if (
       error === undefined ||
       ProviderError.isInstance(error) ||
-      ReplayDriftError.isInstance(error)
+      ReplayDriftError.isInstance(error) ||
+      OutputInvalidError.isInstance(error)
     )
       return undefined;
     const span = runSpanOf(view);

@@ -1,10 +1,30 @@
-// The model layer: an unknown tool, a model going round in circles, or a plain wrong answer.
-import { SPAN_ATTRIBUTES as A } from '@mh/core';
+// The model layer: a refusal, an unknown tool, a model going round in circles, or a plain wrong
+// answer.
+import { SPAN_ATTRIBUTES as A, OutputInvalidError } from '@mh/core';
 import { canonicalJson } from '@mh/core/internal';
 import { evidence } from './evidence.js';
 import { modelLoop, STUCK_REPEATS } from './loop.js';
 import type { AttributionRule, RuleHit } from './rule.js';
 import { callKey, type ToolCallView } from './tool-call.js';
+
+export const modelRefused: AttributionRule = {
+  id: 'model/refused',
+  layer: 'model',
+  when: 'the model refused to give the typed output the run asked for',
+  test(view): RuleHit | undefined {
+    const error = view.error;
+    if (!OutputInvalidError.isInstance(error) || error.reason !== 'refusal') return undefined;
+    return {
+      confidence: 'high',
+      summary: 'the model refused to answer',
+      evidence: [
+        evidence(error.text === '' ? '(no text)' : error.text, { attribute: 'output.text' }),
+      ],
+      subject: 'refusal',
+      detail: 'refusal',
+    };
+  },
+};
 
 export const modelUnknownTool: AttributionRule = {
   id: 'model/unknown-tool',

@@ -1,4 +1,6 @@
-// The prompt layer: the model did the task but not as asked (format), or asked the user back.
+// The prompt layer: the model did the task but not as asked (format, typed output), or asked the
+// user back.
+import { OutputInvalidError } from '@mh/core';
 import { evidence } from './evidence.js';
 import type { AttributionRule, RuleHit } from './rule.js';
 import type { SessionView } from './view.js';
@@ -74,6 +76,29 @@ export const promptAskedUser: AttributionRule = {
       summary: 'the model asked the user back without calling a tool',
       evidence: [evidence(last.text, { attribute: 'answer' })],
       detail: 'asked the user back',
+    };
+  },
+};
+
+export const promptOutputInvalid: AttributionRule = {
+  id: 'prompt/output-invalid',
+  layer: 'prompt',
+  when: 'the typed output the run asked for never matched its schema, or was cut off at the token limit (OutputInvalidError)',
+  test(view): RuleHit | undefined {
+    const error = view.error;
+    if (!OutputInvalidError.isInstance(error) || error.reason === 'refusal') return undefined;
+    const cut = error.reason === 'max-tokens';
+    return {
+      confidence: cut ? 'high' : 'medium',
+      summary: cut
+        ? 'typed output cut off at the output token limit'
+        : `typed output still invalid after ${error.attempts} answer(s): ${error.issues[0] ?? 'no match'}`,
+      evidence: [
+        evidence(error.issues.join('; '), { attribute: 'output.issues' }),
+        evidence(error.text === '' ? '(empty answer)' : error.text, { attribute: 'output.text' }),
+      ],
+      subject: 'output',
+      detail: cut ? 'output cut off' : 'output invalid',
     };
   },
 };

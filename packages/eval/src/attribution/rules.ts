@@ -7,8 +7,8 @@ import {
   harnessReplayDrift,
 } from './harness.js';
 import { infraProviderError } from './infra.js';
-import { modelRepeatedCall, modelUnknownTool, WRONG_ANSWER_RULE } from './model.js';
-import { promptAskedUser, promptFormat } from './prompt.js';
+import { modelRefused, modelRepeatedCall, modelUnknownTool, WRONG_ANSWER_RULE } from './model.js';
+import { promptAskedUser, promptFormat, promptOutputInvalid } from './prompt.js';
 import type { AttributionRule } from './rule.js';
 import { toolGuardWhileFailing, toolInvalidArguments, toolRuntimeError } from './tool.js';
 
@@ -30,8 +30,10 @@ export const ATTRIBUTION_RULES: readonly AttributionRule[] = Object.freeze([
   toolGuardWhileFailing,
   toolRuntimeError,
   toolInvalidArguments,
+  promptOutputInvalid,
   promptFormat,
   promptAskedUser,
+  modelRefused,
   modelUnknownTool,
   modelRepeatedCall,
   WRONG_ANSWER_RULE,

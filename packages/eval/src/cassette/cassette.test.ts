@@ -1,29 +1,12 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { ConfigError } from '@mh/core';
+import { collect, fieldOf, ScriptedProvider } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  answerEvents,
-  CountingExecutor,
-  collect,
-  EventsProvider,
-  requestOf,
-  tempCassette,
-} from '../../test/helpers.js';
+import { answerEvents, CountingExecutor, requestOf, tempCassette } from '../../test/helpers.js';
 import { openCassette } from './cassette.js';
 import { CassetteFileError } from './errors.js';
 import type { CassetteOptions } from './options.js';
 
 const KEY = { case: 'c', repeat: 0 };
-
-async function fieldOf(action: () => unknown): Promise<string | undefined> {
-  try {
-    await action();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.field;
-    throw error;
-  }
-  return undefined;
-}
 
 async function problemOf(action: () => unknown): Promise<string | undefined> {
   try {
@@ -103,7 +86,7 @@ describe('openCassette', () => {
 describe('Cassette', () => {
   it('rejects a bad key, naming the field', async () => {
     const cassette = await openCassette(tempCassette(), { mode: 'record' });
-    const inner = new EventsProvider([]);
+    const inner = new ScriptedProvider([]);
     expect(await fieldOf(() => cassette.provider(inner, { case: '', repeat: 0 }))).toBe('key.case');
     expect(await fieldOf(() => cassette.provider(inner, { case: 'c', repeat: 1.5 }))).toBe(
       'key.repeat',
@@ -114,11 +97,11 @@ describe('Cassette', () => {
 
   it('hands out one provider and one executor per key', async () => {
     const cassette = await openCassette(tempCassette(), { mode: 'record' });
-    cassette.provider(new EventsProvider([]), KEY);
+    cassette.provider(new ScriptedProvider([]), KEY);
     cassette.tools(new CountingExecutor(), KEY);
-    expect(await fieldOf(() => cassette.provider(new EventsProvider([]), KEY))).toBe('key');
+    expect(await fieldOf(() => cassette.provider(new ScriptedProvider([]), KEY))).toBe('key');
     expect(await fieldOf(() => cassette.tools(new CountingExecutor(), KEY))).toBe('key');
-    cassette.provider(new EventsProvider([]), { case: 'c', repeat: 1 });
+    cassette.provider(new ScriptedProvider([]), { case: 'c', repeat: 1 });
     expect(cassette.keys()).toEqual([KEY, { case: 'c', repeat: 1 }]);
   });
 
@@ -126,14 +109,14 @@ describe('Cassette', () => {
     const cassette = await openCassette(tempCassette(), { mode: 'record' });
     await cassette.close();
     await cassette.close();
-    expect(await fieldOf(() => cassette.provider(new EventsProvider([]), KEY))).toBe('cassette');
+    expect(await fieldOf(() => cassette.provider(new ScriptedProvider([]), KEY))).toBe('cassette');
   });
 
   it('lists the recorded keys when replaying', async () => {
     const path = tempCassette();
     const recording = await openCassette(path, { mode: 'record' });
     for (const repeat of [0, 1, 2]) {
-      const provider = recording.provider(new EventsProvider([answerEvents('x')]), {
+      const provider = recording.provider(new ScriptedProvider([{ events: answerEvents('x') }]), {
         case: 'c',
         repeat,
       });
@@ -148,7 +131,9 @@ describe('Cassette', () => {
     const path = tempCassette();
     const recording = await openCassette(path, { mode: 'record' });
     await collect(
-      recording.provider(new EventsProvider([answerEvents('one')]), KEY).stream(requestOf('q')),
+      recording
+        .provider(new ScriptedProvider([{ events: answerEvents('one') }]), KEY)
+        .stream(requestOf('q')),
     );
     await recording.close();
     appendFileSync(path, '{"type":"request","case":"c","rep');
@@ -158,7 +143,10 @@ describe('Cassette', () => {
       onWarning: (message) => warnings.push(message),
     });
     expect(warnings[0]).toMatch(/line 3 is truncated/);
-    const provider = replay.provider(new EventsProvider([answerEvents('two', 'msg_2')]), KEY);
+    const provider = replay.provider(
+      new ScriptedProvider([{ events: answerEvents('two', 'msg_2') }]),
+      KEY,
+    );
     await collect(provider.stream(requestOf('q')));
     await collect(provider.stream(requestOf('q2')));
     await replay.close();

@@ -1,13 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type Message, ProviderError, type StreamEvent } from '@mh/core';
+import { collect, ScriptedProvider } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  answerEvents,
-  collect,
-  EventsProvider,
-  requestOf,
-  tempCassette,
-} from '../../test/helpers.js';
+import { answerEvents, requestOf, tempCassette } from '../../test/helpers.js';
 import { openCassette } from '../cassette/cassette.js';
 import { readCassetteFile } from '../cassette/reader.js';
 
@@ -26,7 +21,11 @@ describe('RecordingProvider', () => {
     const path = tempCassette();
     const cassette = await openCassette(path, { mode: 'record' });
     const provider = cassette.provider(
-      new EventsProvider([answerEvents('a'), answerEvents('b'), answerEvents('c')]),
+      new ScriptedProvider([
+        { events: answerEvents('a') },
+        { events: answerEvents('b') },
+        { events: answerEvents('c') },
+      ]),
       KEY,
     );
     const first = [user('one')];
@@ -75,7 +74,7 @@ describe('RecordingProvider', () => {
   it('fails a call whose exchange can no longer be written', async () => {
     const path = tempCassette();
     const cassette = await openCassette(path, { mode: 'record' });
-    const provider = cassette.provider(new EventsProvider([answerEvents('a')]), KEY);
+    const provider = cassette.provider(new ScriptedProvider([{ events: answerEvents('a') }]), KEY);
     const stream = provider.stream(requestOf('x'));
     await cassette.close();
     // The file is closed: the exchange cannot be written, and the run must hear of it.

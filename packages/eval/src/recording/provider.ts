@@ -12,6 +12,8 @@ import { recordStream } from './stream.js';
 export class RecordingProvider implements Provider {
   /** The inner provider's name: spans and errors look the same as without recording. */
   readonly name: string;
+  /** The inner provider's `nativeOutput`: typed output is recorded in the form it really took. */
+  readonly nativeOutput: boolean | undefined;
   readonly #inner: Provider;
   readonly #context: KeyContext;
   #previous: readonly Message[] | undefined;
@@ -19,6 +21,7 @@ export class RecordingProvider implements Provider {
   /** @internal Use `cassette.provider(inner, key)`. */
   constructor(inner: Provider, context: KeyContext) {
     this.name = inner.name;
+    this.nativeOutput = inner.nativeOutput;
     this.#inner = inner;
     this.#context = context;
   }

@@ -8,6 +8,7 @@ import {
   type StreamOptions,
   systemClock,
 } from '@mh/core';
+import { collectSettled, ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { answerEvents, forbiddenProvider, requestOf, tempCassette } from '../../test/helpers.js';
 import { openCassette } from '../cassette/cassette.js';
@@ -56,19 +57,6 @@ async function recordAbandoned(path: string, request: ModelRequest): Promise<voi
   expect([line.outcome, line.events.length]).toEqual(['abandoned', 2]);
 }
 
-/** A clock whose sleeps end at once (unless aborted first), keeping what they were asked. */
-function instantClock(): Clock & { sleeps: number[] } {
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => performance.now(),
-    sleep: async (ms, signal) => {
-      sleeps.push(ms);
-      if (signal?.aborted) throw new Error('aborted');
-    },
-  };
-}
-
 async function replayer(path: string, options: { strict?: boolean; clock?: Clock } = {}) {
   const cassette = await openCassette(path, {
     mode: 'lockdown',
@@ -80,28 +68,20 @@ async function replayer(path: string, options: { strict?: boolean; clock?: Clock
   return { cassette, provider };
 }
 
-/** Reads `stream` to its end: the events seen and the error it ended with, if any. */
-async function drain(stream: AsyncIterable<StreamEvent>) {
-  const seen: string[] = [];
-  try {
-    for await (const event of stream) seen.push(event.type);
-    return { seen, error: undefined as unknown };
-  } catch (error) {
-    return { seen, error };
-  }
-}
+/** The types of `events`, in order. */
+const types = (events: readonly StreamEvent[]): string[] => events.map((event) => event.type);
 
 describe('replaying an abandoned (cancelled, timed out) recording', () => {
   it('still diffs the request, and fails with a drift error when nothing cancels the replay', async () => {
     const path = tempCassette();
     await recordAbandoned(path, requestOf('hello', { system: 'be brief' }));
-    const clock = instantClock();
+    const clock = new ManualClock(0, { instant: true });
     const { cassette, provider } = await replayer(path, { clock });
     const never = new AbortController();
-    const { seen, error } = await drain(
+    const { items, error } = await collectSettled(
       provider.stream(requestOf('hello', { system: 'zzz' }), { signal: never.signal }),
     );
-    expect(seen).toEqual(['message-start', 'text-delta']);
+    expect(types(items)).toEqual(['message-start', 'text-delta']);
     expect(ReplayDriftError.isInstance(error)).toBe(true);
     expect((error as ReplayDriftError).message).toMatch(/request 0: the recording was cut off/);
     // It waited the recorded time plus the grace for an abort, no longer.
@@ -117,9 +97,9 @@ describe('replaying an abandoned (cancelled, timed out) recording', () => {
   it('fails at once without a signal, since nothing could ever cancel it', async () => {
     const path = tempCassette();
     await recordAbandoned(path, requestOf('hello'));
-    const clock = instantClock();
+    const clock = new ManualClock(0, { instant: true });
     const { cassette, provider } = await replayer(path, { clock });
-    const { error } = await drain(provider.stream(requestOf('hello')));
+    const { error } = await collectSettled(provider.stream(requestOf('hello')));
     expect(ReplayDriftError.isInstance(error)).toBe(true);
     expect(clock.sleeps).toEqual([]);
     const { drifts } = await cassette.close();
@@ -132,23 +112,26 @@ describe('replaying an abandoned (cancelled, timed out) recording', () => {
     const { cassette, provider } = await replayer(path, { clock: systemClock });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const { seen, error } = await drain(
+    const { items, error } = await collectSettled(
       provider.stream(requestOf('hello'), { signal: controller.signal }),
     );
-    expect([seen, error]).toEqual([['message-start', 'text-delta'], undefined]);
+    expect([types(items), error]).toEqual([['message-start', 'text-delta'], undefined]);
     expect((await cassette.close()).drifts).toEqual([]);
   });
 
   it('fails a strict replay on the request drift before the cut-off', async () => {
     const path = tempCassette();
     await recordAbandoned(path, requestOf('hello', { system: 'be brief' }));
-    const { provider } = await replayer(path, { strict: true, clock: instantClock() });
-    const { seen, error } = await drain(
+    const { provider } = await replayer(path, {
+      strict: true,
+      clock: new ManualClock(0, { instant: true }),
+    });
+    const { items, error } = await collectSettled(
       provider.stream(requestOf('hello', { system: 'zzz' }), {
         signal: new AbortController().signal,
       }),
     );
-    expect(seen).toEqual([]);
+    expect(types(items)).toEqual([]);
     expect((error as ReplayDriftError).path).toBe('system');
   });
 
@@ -157,7 +140,7 @@ describe('replaying an abandoned (cancelled, timed out) recording', () => {
     await recordAbandoned(path, requestOf('hello'));
     const { provider } = await replayer(path, { clock: systemClock });
     const started = performance.now();
-    const { error } = await drain(
+    const { error } = await collectSettled(
       provider.stream(requestOf('hello'), { signal: new AbortController().signal }),
     );
     expect(ReplayDriftError.isInstance(error)).toBe(true);

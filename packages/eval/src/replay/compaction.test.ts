@@ -1,12 +1,7 @@
 import { type ModelRequest, ReplayDriftError } from '@mh/core';
+import { collect, ScriptedProvider } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  answerEvents,
-  collect,
-  EventsProvider,
-  requestOf,
-  tempCassette,
-} from '../../test/helpers.js';
+import { answerEvents, requestOf, tempCassette } from '../../test/helpers.js';
 import { openCassette } from '../cassette/cassette.js';
 import type { DriftFinding } from './drift.js';
 
@@ -26,7 +21,7 @@ async function record(steps: readonly Step[]): Promise<string> {
   const path = tempCassette();
   const cassette = await openCassette(path, { mode: 'record' });
   const provider = cassette.provider(
-    new EventsProvider(steps.map(([kind, n]) => answerEvents(`${kind} ${n}`))),
+    new ScriptedProvider(steps.map(([kind, n]) => ({ events: answerEvents(`${kind} ${n}`) }))),
     KEY,
   );
   for (const [kind, n] of steps)

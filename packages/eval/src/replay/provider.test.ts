@@ -6,11 +6,10 @@ import {
   type StreamEvent,
   systemClock,
 } from '@mh/core';
+import { collect, ManualClock, ScriptedProvider } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   answerEvents,
-  collect,
-  EventsProvider,
   forbiddenProvider,
   requestOf,
   tempCassette,
@@ -25,7 +24,14 @@ const KEY = { case: 'greet', repeat: 0 };
 /** Records `turns` as one request each (request i asks `question i`), then closes. */
 async function record(path: string, turns: (StreamEvent[] | Error)[]): Promise<void> {
   const cassette = await openCassette(path, { mode: 'record' });
-  const provider = cassette.provider(new EventsProvider(turns), KEY);
+  const provider = cassette.provider(
+    new ScriptedProvider(
+      turns.map((turn) =>
+        turn instanceof Error ? { error: turn, eventsBeforeStop: 0 } : { events: turn },
+      ),
+    ),
+    KEY,
+  );
   expect(provider).toBeInstanceOf(RecordingProvider);
   for (const [index] of turns.entries()) {
     await collect(provider.stream(requestOf(`question ${index}`))).catch(() => undefined);
@@ -134,7 +140,7 @@ describe('ReplayProvider', () => {
   it('lets a request beyond the recording fall through in replay mode and records it', async () => {
     const path = tempCassette();
     await record(path, [answerEvents('Hi')]);
-    const inner = new EventsProvider([answerEvents('Second', 'msg_2')]);
+    const inner = new ScriptedProvider([{ events: answerEvents('Second', 'msg_2') }]);
     const { provider, cassette } = await replayer(path, { mode: 'replay' }, inner);
     await collect(provider.stream(requestOf('question 0')));
     const events = await collect(provider.stream(requestOf('question 1')));
@@ -168,32 +174,31 @@ describe('ReplayProvider', () => {
     const stepping: Clock = { now: () => (now += 5), sleep: systemClock.sleep };
     const cassette = await openCassette(path, { mode: 'record', clock: stepping });
     await collect(
-      cassette.provider(new EventsProvider([answerEvents('Hi')]), KEY).stream(requestOf('q')),
+      cassette
+        .provider(new ScriptedProvider([{ events: answerEvents('Hi') }]), KEY)
+        .stream(requestOf('q')),
     );
     await cassette.close();
     const line = JSON.parse(readFileSync(path, 'utf8').split('\n')[1] ?? '');
     expect(line.events.map((event: { ms: number }) => event.ms)).toEqual([5, 10, 15, 20, 25]);
 
-    const sleeps: number[] = [];
-    const recordingSleeps: Clock = {
-      now: () => 0,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
-    };
+    const instant = new ManualClock(0, { instant: true });
     const replay = await openCassette(path, {
       mode: 'lockdown',
       timing: 'recorded',
-      clock: recordingSleeps,
+      clock: instant,
     });
     await collect(replay.provider(undefined, KEY).stream(requestOf('q')));
-    expect(sleeps).toEqual([5, 5, 5, 5, 5]);
+    expect(instant.sleeps).toEqual([5, 5, 5, 5, 5]);
   });
 
   it('ends an abandoned recording only when the replay is aborted too', async () => {
     const path = tempCassette();
     const cassette = await openCassette(path, { mode: 'record' });
-    const provider = cassette.provider(new EventsProvider([answerEvents('Hello')]), KEY);
+    const provider = cassette.provider(
+      new ScriptedProvider([{ events: answerEvents('Hello') }]),
+      KEY,
+    );
     for await (const event of provider.stream(requestOf('q'))) {
       if (event.type === 'text-delta') break;
     }
@@ -239,7 +244,7 @@ describe('ReplayProvider', () => {
   it('takes its name from the inner provider, else from the recorded meta', async () => {
     const path = tempCassette();
     const cassette = await openCassette(path, { mode: 'record', meta: { provider: 'anthropic' } });
-    expect(cassette.provider(new EventsProvider([]), KEY).name).toBe('events');
+    expect(cassette.provider(new ScriptedProvider([]), KEY).name).toBe('scripted');
     await cassette.close();
     const replay = await openCassette(path, { mode: 'lockdown' });
     expect(replay.provider(undefined, KEY).name).toBe('anthropic');
@@ -253,7 +258,7 @@ describe('drift messages', () => {
     const cassette = await openCassette(path, { mode: 'record' });
     await collect(
       cassette
-        .provider(new EventsProvider([answerEvents('Hi')]), KEY)
+        .provider(new ScriptedProvider([{ events: answerEvents('Hi') }]), KEY)
         .stream(requestOf('q', { system: long })),
     );
     await cassette.close();

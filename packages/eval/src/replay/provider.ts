@@ -28,6 +28,12 @@ import { playEntry } from './stream.js';
 export class ReplayProvider implements Provider {
   /** The inner provider's name, else the cassette's `meta.provider`, else `replay`. */
   readonly name: string;
+  /**
+   * Whether typed output took the native form in the recording (a recorded request carries
+   * `output`), or the final tool (`toolChoice`); else the inner provider's. A replay thus asks in
+   * the recorded form, and a changed schema shows as drift of `output` or of the final tool.
+   */
+  readonly nativeOutput: boolean | undefined;
   readonly #inner: Provider | undefined;
   readonly #context: KeyContext;
   readonly #drifts: DriftFinding[] = [];
@@ -42,6 +48,7 @@ export class ReplayProvider implements Provider {
     this.name = name;
     this.#inner = inner;
     this.#context = context;
+    this.nativeOutput = recordedOutputForm(context) ?? inner?.nativeOutput;
     this.#pairing = new RequestPairing(context.key, context.requests);
     this.#appendIndex = Math.max(-1, ...context.requests.keys()) + 1;
   }
@@ -212,4 +219,13 @@ function continuesRun(request: ModelRequest): boolean {
     last.content.length > 0 &&
     last.content.every((block) => block.type === 'tool_result')
   );
+}
+
+/** True when a recorded request asked for native typed output, false for a final tool. */
+function recordedOutputForm(context: KeyContext): boolean | undefined {
+  for (const entry of context.requests.values()) {
+    if (entry.request.output !== undefined) return true;
+    if (entry.request.toolChoice === 'required') return false;
+  }
+  return undefined;
 }

@@ -2,10 +2,15 @@
 import {
   type AgentEvent,
   type CompactionRecord,
+  InMemoryTracer,
   type Message,
   type RunResult,
+  runLoop,
+  type ToolSchema,
+  userMessage,
   ZERO_USAGE,
 } from '@mh/core';
+import { ScriptedProvider, type ScriptedTurn } from '@mh/core/testing';
 import type { AttributionInput, Layer, SessionCheck } from '../../src/attribution/types.js';
 import { type Check, runCheck } from '../../src/checks/check.js';
 import { checkInputOf } from '../../src/checks/input.js';
@@ -60,6 +65,41 @@ export const failing = (message: string): FixtureTool => ({
     throw new Error(message);
   },
 });
+
+/** A `{ city: string }` schema for typed-output entries. */
+const CITY: ToolSchema<{ city: string }> = {
+  jsonSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
+  parse: (input) =>
+    typeof (input as { city?: unknown } | null)?.city === 'string'
+      ? { success: true, value: input as { city: string } }
+      : { success: false, issues: ['city: expected string'] },
+};
+
+/**
+ * A run asking for typed output (`{ city }`, native form, one retry) over the real loop, with the
+ * model playing `turns`: a fixture session like `run`'s.
+ */
+export async function typedRun(turns: readonly ScriptedTurn[]): Promise<FixtureSession> {
+  const tracer = new InMemoryTracer();
+  const events: AgentEvent[] = [];
+  const results: RunResult[] = [];
+  for await (const event of runLoop({
+    provider: new ScriptedProvider(turns, { nativeOutput: true }),
+    model: 'fixture-model',
+    history: [userMessage('Which city? Answer as JSON.')],
+    output: { schema: CITY, maxRetries: 1 },
+    tracer,
+  })) {
+    events.push(event);
+    if (event.type === 'run-end') results.push(event.result);
+  }
+  return { results, events, tracer };
+}
 
 /** Adds a compaction to the last run whose originals are `originals`. */
 export function compacted(session: FixtureSession, originals: readonly Message[]): FixtureSession {

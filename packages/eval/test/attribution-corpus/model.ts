@@ -1,8 +1,15 @@
 // Corpus entries of the model layer: unknown tools, repeated calls, wrong answers.
 import { runFixture, type Turn } from '../session-fixture.js';
-import { ANSWER, type CorpusEntry, graded, lookup, run } from './kit.js';
+import { ANSWER, type CorpusEntry, graded, lookup, run, typedRun } from './kit.js';
 
 export const MODEL: CorpusEntry[] = [
+  {
+    name: 'refused the typed output',
+    layer: 'model',
+    rule: 'model/refused',
+    build: async () =>
+      graded(await typedRun([{ text: 'I cannot help with that.', stopReason: 'refusal' }]), ANSWER),
+  },
   ...['search_web', 'read_files', 'calculator'].map(
     (name): CorpusEntry => ({
       name: `called nonexistent ${name}`,

@@ -1,10 +1,24 @@
 // Corpus entries of the prompt layer: the wrong answer format, or a question back to the user.
 import { matches } from '../../src/checks/text.js';
-import { ANSWER, type CorpusEntry, graded, run } from './kit.js';
+import { ANSWER, type CorpusEntry, graded, run, typedRun } from './kit.js';
 
 const format = matches(/^ANSWER: \d+$/m, { tags: ['format'] });
 
 export const PROMPT: CorpusEntry[] = [
+  {
+    name: 'typed output wrong twice',
+    layer: 'prompt',
+    rule: 'prompt/output-invalid',
+    build: async () =>
+      graded(await typedRun([{ text: 'Paris' }, { text: '{"town":"Paris"}' }]), ANSWER),
+  },
+  {
+    name: 'typed output cut off at max tokens',
+    layer: 'prompt',
+    rule: 'prompt/output-invalid',
+    build: async () =>
+      graded(await typedRun([{ text: '{"city":"Pa', stopReason: 'max-tokens' }]), ANSWER),
+  },
   ...['The answer is 42.', '42', 'answer: 42', 'ANSWER = 42', 'Result: 42'].map(
     (text): CorpusEntry => ({
       name: `format: ${text}`,

@@ -25,6 +25,8 @@ import { readAnthropicStream } from './anthropic-stream.js';
 export class AnthropicProvider implements Provider {
   /** Always `anthropic`: the name in spans and in every `ProviderError` it throws. */
   readonly name: string = 'anthropic';
+  /** Typed output goes as `output_config.format` (structured outputs). */
+  readonly nativeOutput = true;
   readonly #client: Anthropic;
   readonly #settings: AnthropicRequestSettings;
   readonly #timeoutMs: number | undefined;

@@ -40,6 +40,17 @@ describe('toAnthropicRequest', () => {
     expect(toAnthropicRequest(request(), noCache)).not.toHaveProperty('output_config');
   });
 
+  it('forces a tool call (any) when the request requires one, except with thinking on', () => {
+    const forced = request({ tools: [tool('final_answer')], toolChoice: 'required' });
+    expect(toAnthropicRequest(forced, noCache).tool_choice).toEqual({ type: 'any' });
+    expect(toAnthropicRequest(request({ tools: [tool('a')] }), noCache)).not.toHaveProperty(
+      'tool_choice',
+    );
+    // The API refuses a forced tool with extended thinking: the loop takes a JSON text answer then.
+    const thinking = toAnthropicRequest(forced, { ...noCache, thinkingBudgetTokens: 2048 });
+    expect(thinking).not.toHaveProperty('tool_choice');
+  });
+
   it('maps model, max_tokens, system, tools and stop sequences, streaming', () => {
     const params = toAnthropicRequest(
       request({

@@ -76,6 +76,9 @@ export function toAnthropicRequest(
     params.stop_sequences = [...request.stopSequences];
   }
   if (budget !== undefined) params.thinking = { type: 'enabled', budget_tokens: budget };
+  // Forcing a tool call is refused with thinking on: the loop then takes a JSON text answer too.
+  if (request.toolChoice === 'required' && params.tools !== undefined && budget === undefined)
+    params.tool_choice = { type: 'any' };
   if (request.output !== undefined) {
     // Typed from SDK 1.x on; an older SDK sends the field as-is.
     (params as { output_config?: unknown }).output_config = {

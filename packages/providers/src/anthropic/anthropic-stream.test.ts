@@ -1,4 +1,5 @@
-import { CancelledError, ProviderError, type StreamEvent } from '@mh/core';
+import { CancelledError, ProviderError } from '@mh/core';
+import { collect } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { mapAnthropicStream } from './anthropic-stream.js';
 
@@ -18,20 +19,14 @@ async function* source(events: readonly unknown[], failure?: Error): AsyncGenera
   if (failure) throw failure;
 }
 
-async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 describe('mapAnthropicStream', () => {
   it('ends with the message when message_stop arrives', async () => {
-    const events = await drain(mapAnthropicStream(source([START, ...TEXT, ...STOP])));
+    const events = await collect(mapAnthropicStream(source([START, ...TEXT, ...STOP])));
     expect(events.at(-1)).toMatchObject({ type: 'message-end', stopReason: 'end' });
   });
 
   it('throws a retryable network error when the stream ends before message_stop', async () => {
-    const error = await drain(mapAnthropicStream(source([START, ...TEXT]))).catch((e) => e);
+    const error = await collect(mapAnthropicStream(source([START, ...TEXT]))).catch((e) => e);
     expect(ProviderError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'network', retryable: true, provider: 'anthropic' });
     expect(error.message).toContain('before message_stop (3 events, last: content_block_delta)');
@@ -40,7 +35,7 @@ describe('mapAnthropicStream', () => {
   it('throws CancelledError when it ended because the signal was aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await drain(mapAnthropicStream(source([START]), controller.signal)).catch(
+    const error = await collect(mapAnthropicStream(source([START]), controller.signal)).catch(
       (e) => e,
     );
     expect(CancelledError.isInstance(error)).toBe(true);
@@ -48,8 +43,8 @@ describe('mapAnthropicStream', () => {
 
   it('rethrows a failure before message_stop and ignores one after it', async () => {
     const reset = new TypeError('terminated');
-    await expect(drain(mapAnthropicStream(source([START, ...TEXT], reset)))).rejects.toBe(reset);
-    const events = await drain(mapAnthropicStream(source([START, ...TEXT, ...STOP], reset)));
+    await expect(collect(mapAnthropicStream(source([START, ...TEXT], reset)))).rejects.toBe(reset);
+    const events = await collect(mapAnthropicStream(source([START, ...TEXT, ...STOP], reset)));
     expect(events.filter((event) => event.type === 'message-end')).toHaveLength(1);
   });
 });

@@ -28,6 +28,18 @@ describe('toChatRequest', () => {
     });
   });
 
+  it('requires a tool call when the request says so and there are tools', () => {
+    const tools = [{ name: 'final_answer', description: 'd', inputSchema: { type: 'object' } }];
+    const user: Message = { id: 'u', role: 'user', content: [{ type: 'text', text: 'n?' }] };
+    expect(
+      toChatRequest(request([user], { tools, toolChoice: 'required' }), settings).tool_choice,
+    ).toBe('required');
+    expect(toChatRequest(request([user], { tools }), settings)).not.toHaveProperty('tool_choice');
+    expect(toChatRequest(request([user], { toolChoice: 'required' }), settings)).not.toHaveProperty(
+      'tool_choice',
+    );
+  });
+
   it('sends the system prompt as a system message and asks for streamed usage', () => {
     const body = toChatRequest(
       request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }] }], {

@@ -135,6 +135,7 @@ export function toChatRequest(
     stream_options: { include_usage: true },
   };
   if (request.tools.length > 0) body.tools = request.tools.map(functionTool);
+  if (request.toolChoice === 'required' && request.tools.length > 0) body.tool_choice = 'required';
   if (request.maxOutputTokens !== undefined)
     body[settings.maxTokensField] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;

@@ -48,6 +48,7 @@ describe('resolveOpenAIOptions', () => {
       name: 'openai',
       maxTokensField: 'max_completion_tokens',
       sendReasoning: false,
+      nativeOutput: true,
       endpoint: 'https://api.openai.com/v1',
     });
     expect(
@@ -56,7 +57,15 @@ describe('resolveOpenAIOptions', () => {
         'chat',
         noEnv,
       ),
-    ).toMatchObject({ name: 'deepseek', maxTokensField: 'max_tokens', sendReasoning: true });
+    ).toMatchObject({
+      name: 'deepseek',
+      maxTokensField: 'max_tokens',
+      sendReasoning: true,
+      nativeOutput: false,
+    });
+    expect(
+      resolveOpenAIOptions({ baseURL: 'http://vllm.test', nativeOutput: true }, 'chat', noEnv),
+    ).toMatchObject({ nativeOutput: true });
     expect(
       resolveOpenAIOptions(
         { baseURL: 'http://x.test', maxTokensField: 'max_completion_tokens', sendReasoning: false },
@@ -79,6 +88,7 @@ describe('resolveOpenAIOptions', () => {
     [{ reasoningEffort: 'extreme' }, 'reasoningEffort'],
     [{ maxTokensField: 'max_output_tokens' }, 'maxTokensField'],
     [{ sendReasoning: 'yes' }, 'sendReasoning'],
+    [{ nativeOutput: 1 }, 'nativeOutput'],
     [{ client: {} }, 'client'],
     [{ retries: 3 }, 'retries'],
   ])('rejects %j naming %s', (options, field) => {

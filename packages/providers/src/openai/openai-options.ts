@@ -73,6 +73,13 @@ export interface OpenAIOptions {
    * for a custom `baseURL`, false for OpenAI's endpoint, which rejects unknown message fields.
    */
   readonly sendReasoning?: boolean;
+  /**
+   * Whether the server takes the native typed-output form (Chat `response_format` with a strict
+   * `json_schema`, Responses `text.format`). Default true for OpenAI's endpoint and false for a
+   * custom `baseURL`, where many servers lack it or ignore it: typed output then asks for a final
+   * tool call instead. Set it for a server known to have it (recent vLLM, OpenRouter).
+   */
+  readonly nativeOutput?: boolean;
 }
 
 /** `OpenAIOptions` after validation, with defaults applied. */
@@ -97,6 +104,8 @@ export interface ResolvedOpenAIOptions {
   readonly maxTokensField: MaxTokensField;
   /** Whether Chat requests echo `reasoning_content`. */
   readonly sendReasoning: boolean;
+  /** Whether typed output goes in the native form. */
+  readonly nativeOutput: boolean;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -110,6 +119,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'reasoningEffort',
   'maxTokensField',
   'sendReasoning',
+  'nativeOutput',
 ];
 
 function nonEmptyString(value: unknown, field: string): string | undefined {
@@ -233,6 +243,9 @@ export function resolveOpenAIOptions(
   if (options.sendReasoning !== undefined && typeof options.sendReasoning !== 'boolean') {
     throw new ConfigError('sendReasoning', 'expected a boolean');
   }
+  if (options.nativeOutput !== undefined && typeof options.nativeOutput !== 'boolean') {
+    throw new ConfigError('nativeOutput', 'expected a boolean');
+  }
   const official = isOpenAIEndpoint(endpoint);
   return {
     name: nonEmptyString(options.name, 'name') ?? 'openai',
@@ -247,5 +260,6 @@ export function resolveOpenAIOptions(
       oneOf(options.maxTokensField, 'maxTokensField', MAX_TOKENS_FIELDS) ??
       (official ? 'max_completion_tokens' : 'max_tokens'),
     sendReasoning: options.sendReasoning ?? !official,
+    nativeOutput: options.nativeOutput ?? official,
   };
 }

@@ -30,6 +30,8 @@ export class OpenAIProvider implements Provider {
   readonly name: string;
   /** The wire API every call goes to: `chat` (Chat Completions) or `responses`. */
   readonly api: OpenAIApi;
+  /** Whether typed output goes in the native form (`options.nativeOutput`). */
+  readonly nativeOutput: boolean;
   readonly #options: ResolvedOpenAIOptions;
   readonly #client: OpenAI;
   readonly #strategy: OpenAIApiStrategy<unknown, unknown>;
@@ -44,6 +46,7 @@ export class OpenAIProvider implements Provider {
     this.#options = resolveOpenAIOptions(options, chosen);
     this.name = this.#options.name;
     this.api = chosen;
+    this.nativeOutput = this.#options.nativeOutput;
     this.#strategy = OPENAI_API_STRATEGIES[chosen];
     this.#client = openAIClient(this.#options);
   }

@@ -25,6 +25,15 @@ describe('toResponsesRequest', () => {
     });
   });
 
+  it('requires a tool call when the request says so and there are tools', () => {
+    const tools = [{ name: 'final_answer', description: 'd', inputSchema: { type: 'object' } }];
+    const user: Message = { id: 'u', role: 'user', content: [{ type: 'text', text: 'n?' }] };
+    expect(
+      toResponsesRequest(request([user], { tools, toolChoice: 'required' }), {}).tool_choice,
+    ).toBe('required');
+    expect(toResponsesRequest(request([user], { tools }), {})).not.toHaveProperty('tool_choice');
+  });
+
   it('sends a stateless request asking for encrypted reasoning', () => {
     const body = toResponsesRequest(
       request([{ id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }] }], {

@@ -138,6 +138,7 @@ export function toResponsesRequest(
   };
   if (request.system !== undefined && request.system !== '') body.instructions = request.system;
   if (request.tools.length > 0) body.tools = request.tools.map(functionTool);
+  if (request.toolChoice === 'required' && request.tools.length > 0) body.tool_choice = 'required';
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (settings.reasoningEffort !== undefined) {

@@ -1,0 +1,202 @@
+import {
+  type AgentEvent,
+  ConfigError,
+  HarnessError,
+  type Message,
+  messageText,
+  type ResolvedLoopSettings,
+  type RunResult,
+  type RunStatus,
+  runLoop,
+} from '@mh/core';
+import type { ResolvedOutput } from '@mh/core/internal';
+import type { AgentConversation } from './agent-conversation.js';
+import { failedBeforeStart } from './agent-options.js';
+import { recoverTurn } from './agent-recovery.js';
+import { withCancelMark } from './cancel-mark.js';
+import type { SessionBinding } from './session-binding.js';
+
+/** One run of an agent, its options checked and resolved (see `Agent.stream`). */
+export interface AgentRun {
+  /** The prompt; undefined resumes (answers the last message if it awaits an answer). */
+  readonly message: Message | undefined;
+  /** The loop's settings with this run's limits. */
+  readonly settings: ResolvedLoopSettings;
+  /** Whether a tool may run again when a crash left it started (see `planRecovery`). */
+  readonly mayRepeat: (toolName: string) => boolean;
+  /** Cancels the run. */
+  readonly signal: AbortSignal | undefined;
+  /** The typed answer the run asks for, resolved before anything was kept (absent: free text). */
+  readonly output?: ResolvedOutput;
+}
+
+/**
+ * Runs one prompt (or resumes) on `conversation` and yields every event; the last is `run-end`.
+ * Before the prompt joins the history: a reset under way, the session's branch, and the turn a
+ * crash interrupted. The prompt is committed before the model sees it, the rest once the run
+ * settles; a store failure before the run started is a `run-end` with an error, never a throw.
+ * However the run ends, even when the caller stops iterating, a valid history is left committed.
+ */
+export async function* runAgent(
+  conversation: AgentConversation,
+  run: AgentRun,
+): AsyncGenerator<AgentEvent, void, void> {
+  const { message } = run;
+  const session = conversation.session;
+  let settled = false;
+  let failed = false;
+  /** Whether the run got as far as the loop (its prompt is kept), and how the loop settled. */
+  let loopStarted = false;
+  let settledStatus: RunStatus | undefined;
+  try {
+    const opened = yield* open(conversation, run);
+    if (opened !== true) {
+      if (opened === false) return;
+      settled = true;
+      conversation.invalidate();
+      yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
+      return;
+    }
+    if (message) conversation.history = [...conversation.history, message];
+    else if (conversation.history.at(-1)?.role !== 'user') return;
+    // The prompt is durable before the model sees it: a crash now resumes by answering it.
+    const refused = await session?.commitThrough(conversation.history).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (refused !== undefined) {
+      settled = true;
+      conversation.invalidate(); // another writer moved the session
+      if (message) conversation.history = conversation.history.slice(0, -1);
+      yield { type: 'run-end', result: failedBeforeStart(refused, conversation.history) };
+      return;
+    }
+    loopStarted = true;
+    const loop = runLoop({
+      resolved: conversation.fenced(run.settings),
+      history: conversation.history,
+      signal: run.signal,
+      output: run.output,
+      hooks: session?.hooks(),
+      // However the run ends (even if the caller stops iterating), keep its valid history.
+      onSettled: (history, status) => {
+        conversation.history = [...history];
+        settledStatus = status;
+      },
+    });
+    for await (const event of loop) {
+      if (event.type !== 'run-end') {
+        yield event;
+        continue;
+      }
+      let result = event.result;
+      if (result.status === 'cancelled') {
+        const marked = withCancelMark(conversation.history, result);
+        conversation.history = marked.history;
+        result = marked.result;
+      }
+      settled = true;
+      yield {
+        type: 'run-end',
+        result: session ? await commitRest(conversation, session, result) : result,
+      };
+    }
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    if (!settled) {
+      // A consumer that stopped iterating early cancelled the run: record the cancel.
+      const abandoned = loopStarted && !failed && settledStatus === 'cancelled';
+      if (abandoned) conversation.history = withCancelMark(conversation.history).history;
+      // Either way, leave a committed, valid history behind.
+      await session
+        ?.commitThrough(conversation.history, abandoned ? { extra: { status: 'cancelled' } } : {})
+        .catch(() => conversation.invalidate());
+    }
+  }
+}
+
+/**
+ * Everything before the prompt joins the history: a reset under way, the session's history,
+ * and the turn a crash interrupted. Resolves to true to go on, false when there is nothing to
+ * resume, or the store's failure. A prompt whose id the conversation already holds is refused.
+ */
+async function* open(
+  conversation: AgentConversation,
+  run: AgentRun,
+): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown }, void> {
+  const { message } = run;
+  const session = conversation.session;
+  try {
+    await conversation.load();
+  } catch (error) {
+    return { error };
+  }
+  // Also the messages compaction folded from the view: the store still holds them.
+  if (
+    message &&
+    (session?.holds(message.id) || conversation.history.some((known) => known.id === message.id))
+  ) {
+    throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
+  }
+  if (!session) return true;
+  if (!session.exists && !message) return false; // nothing was ever run: nothing to resume
+  try {
+    await session.ensureCreated(
+      message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
+    );
+    yield* recover(conversation, session, run);
+  } catch (error) {
+    return { error };
+  }
+  return true;
+}
+
+/** Finishes the turn a crash interrupted (see `planRecovery`) and commits it. */
+async function* recover(
+  conversation: AgentConversation,
+  session: SessionBinding,
+  run: AgentRun,
+): AsyncGenerator<AgentEvent, void, void> {
+  const recovered = yield* recoverTurn(session, {
+    executor: conversation.executor,
+    mayRepeat: run.mayRepeat,
+    refence: (messages, options) => conversation.refence(messages, options),
+    signal: run.signal,
+  });
+  if (!recovered) return;
+  conversation.history = [...conversation.history, ...recovered.turn];
+  await session.commitThrough(conversation.history, { extra: { recovered: true } });
+  yield {
+    type: 'history-repair',
+    repairs: [
+      {
+        kind: 'synthesized-result',
+        messageId: recovered.assistantId,
+        detail: `resumed an interrupted turn: ${recovered.ran} call(s) run, ${recovered.interrupted} reported as interrupted`,
+      },
+    ],
+  };
+}
+
+/** Commits what the run left uncommitted (a cancelled turn); a failure makes the run an error. */
+async function commitRest(
+  conversation: AgentConversation,
+  session: SessionBinding,
+  result: RunResult,
+): Promise<RunResult> {
+  try {
+    await session.commitThrough(conversation.history, {
+      extra: { runId: result.runId, status: result.status },
+    });
+    return result;
+  } catch (error) {
+    conversation.invalidate(); // reload from the store next time: it is the source of truth
+    return {
+      ...result,
+      status: 'error',
+      error: error instanceof Error ? error : new HarnessError(String(error)),
+    };
+  }
+}
