@@ -45,6 +45,8 @@ export {
   ToolInputError,
   ToolTimeoutError,
 } from './errors.js';
+// Wrapping a tool executor: the one helper fencing, recording and replay build on.
+export { mapOutcomes } from './executor/map-outcomes.js';
 // The agent loop, its options, limits and results.
 export type { Limits } from './loop/limits.js';
 export {
@@ -151,10 +153,17 @@ export {
   type PermissionPolicy,
   type PermissionPreview,
   type PermissionRequest,
+  type Tool,
+  type ToolOutput,
+  type ToolRunContext,
+  type ToolSchema,
+  toolSpec,
+} from './ports/tool.js';
+export {
   previewToolCall,
   TOOL_CALL_PREVIEW_DECISIONS,
   TOOL_CALL_STATUSES,
-  type Tool,
+  type ToolCallEvent,
   type ToolCallHooks,
   type ToolCallPreview,
   type ToolCallPreviewDecision,
@@ -162,11 +171,7 @@ export {
   type ToolExecutionContext,
   type ToolExecutor,
   type ToolOutcome,
-  type ToolOutput,
-  type ToolRunContext,
-  type ToolSchema,
-  toolSpec,
-} from './ports/tool.js';
+} from './ports/tool-executor.js';
 export {
   type Attributes,
   type AttributeValue,

@@ -48,7 +48,7 @@ function provider(turns) {
   };
 }
 
-/** An executor answering each call at once through the loop's hooks. */
+/** An executor answering each call at once, inside the loop's trace scope. */
 const executor = {
   specs: () => [
     {
@@ -62,6 +62,7 @@ const executor = {
   ],
   async *execute(calls, context) {
     for (const call of calls) {
+      yield { type: 'tool-start', call };
       const run = async () => ({
         call,
         result: toolResult(
@@ -72,7 +73,7 @@ const executor = {
         attempts: 1,
         durationMs: 0,
       });
-      yield await (context.hooks ? context.hooks.around(call, run) : run());
+      yield { type: 'tool-end', outcome: await (context.scope ? context.scope(call, run) : run()) };
     }
   },
 };

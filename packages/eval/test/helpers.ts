@@ -6,7 +6,7 @@ import {
   type ModelRequest,
   type Provider,
   type StreamEvent,
-  type ToolExecutionContext,
+  type ToolCallEvent,
   type ToolExecutor,
   type ToolOutcome,
   type ToolUseBlock,
@@ -79,24 +79,20 @@ export class CountingExecutor implements ToolExecutor {
     ];
   }
 
-  async *execute(
-    calls: readonly ToolUseBlock[],
-    context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
+  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolCallEvent, void, undefined> {
     for (const call of calls) {
-      const run = async (): Promise<ToolOutcome> => {
-        this.runs++;
-        const query = (call.input as { query?: string }).query ?? '';
-        return {
-          call,
-          result: toolResult(call.id, `result of ${query}`),
-          status: 'ok',
-          attempts: 1,
-          durationMs: 3,
-          permission: 'write',
-        };
+      yield { type: 'tool-start', call };
+      this.runs++;
+      const query = (call.input as { query?: string }).query ?? '';
+      const outcome: ToolOutcome = {
+        call,
+        result: toolResult(call.id, `result of ${query}`),
+        status: 'ok',
+        attempts: 1,
+        durationMs: 3,
+        permission: 'write',
       };
-      yield context.hooks ? await context.hooks.around(call, run) : await run();
+      yield { type: 'tool-end', outcome };
     }
   }
 }

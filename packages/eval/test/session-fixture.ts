@@ -106,9 +106,10 @@ export function fixtureExecutor(tools: Readonly<Record<string, FixtureTool>>): T
         description: name,
         inputSchema: { type: 'object' },
       })),
-    async *execute(calls, context) {
+    async *execute(calls) {
       for (const call of calls) {
-        const execute = async (): Promise<ToolOutcome> => {
+        yield { type: 'tool-start', call };
+        const execute = (): ToolOutcome => {
           const tool = tools[call.name];
           const input = (call.input ?? {}) as Record<string, unknown>;
           if (!tool) return outcome(call, 'unknown-tool', `Unknown tool: ${call.name}`);
@@ -124,7 +125,7 @@ export function fixtureExecutor(tools: Readonly<Record<string, FixtureTool>>): T
             return outcome(call, 'error', `Error: ${(error as Error).message}`);
           }
         };
-        yield context.hooks ? await context.hooks.around(call, execute) : await execute();
+        yield { type: 'tool-end', outcome: execute() };
       }
     },
   };

@@ -41,13 +41,14 @@ function provider() {
   };
 }
 
-/** An executor that answers each call at once, through the loop's tracing hooks. */
+/** An executor that answers each call at once, inside the loop's trace scope. */
 const executor = {
   specs: () => [
     { name: 'lookup', description: 'Looks an item up.', inputSchema: { type: 'object' } },
   ],
   async *execute(calls, context) {
     for (const call of calls) {
+      yield { type: 'tool-start', call };
       const run = async () => ({
         call,
         result: toolResult(call.id, `Item ${call.input.query}: 42 units in stock.`),
@@ -55,7 +56,7 @@ const executor = {
         attempts: 1,
         durationMs: 0,
       });
-      yield await (context.hooks ? context.hooks.around(call, run) : run());
+      yield { type: 'tool-end', outcome: await (context.scope ? context.scope(call, run) : run()) };
     }
   },
 };

@@ -54,15 +54,17 @@ function addExecutor() {
     specs: () => [ADD_TOOL],
     async *execute(calls) {
       for (const call of calls) {
+        yield { type: 'tool-start', call };
         const answer = answerAdd(call);
         if (!answer.isError) executor.executed++;
-        yield {
+        const outcome = {
           call,
           result: toolResult(call.id, answer.text, answer.isError),
           status: answer.isError ? 'invalid-arguments' : 'ok',
           attempts: answer.isError ? 0 : 1,
           durationMs: 0,
         };
+        yield { type: 'tool-end', outcome };
       }
     },
   };

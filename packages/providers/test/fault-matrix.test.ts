@@ -7,6 +7,7 @@ import {
   type ProviderErrorKind,
   type RunResult,
   runLoop,
+  type ToolCallEvent,
   type ToolExecutor,
   type ToolOutcome,
   type ToolSpec,
@@ -110,17 +111,19 @@ class AddExecutor implements ToolExecutor {
     return [ADD_TOOL];
   }
 
-  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolOutcome> {
+  async *execute(calls: readonly ToolUseBlock[]): AsyncGenerator<ToolCallEvent> {
     for (const call of calls) {
+      yield { type: 'tool-start', call };
       const answer = answerAdd(call);
       (answer.isError ? this.refused : this.executed).push(call);
-      yield {
+      const outcome: ToolOutcome = {
         call,
         result: toolResult(call.id, answer.text, answer.isError),
         status: answer.isError ? 'invalid-arguments' : 'ok',
         attempts: answer.isError ? 0 : 1,
         durationMs: 0,
       };
+      yield { type: 'tool-end', outcome };
     }
   }
 }

@@ -4,14 +4,13 @@ import {
   type Message,
   newMessageId,
   type ToolExecutor,
-  type ToolOutcome,
   type ToolResultBlock,
   type ToolUseBlock,
   toolResult,
   toolUsesOf,
   userMessage,
 } from '@mh/core';
-import { assertMessages } from '@mh/core/internal';
+import { assertMessages, toolCallEvents } from '@mh/core/internal';
 import type { Refence } from './agent-fencing.js';
 import { interruptedOutcomeText, planRecovery, type SessionBinding } from './session-binding.js';
 
@@ -54,24 +53,21 @@ export async function* recoverTurn(
   }
   if (toRun.length > 0 && deps.executor) {
     const hooks = session.hooks();
-    const yieldQueue: AgentEvent[] = [];
-    const context = {
-      signal: deps.signal ?? new AbortController().signal,
-      hooks: {
-        around: async (call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-          yieldQueue.push({ type: 'tool-execution-start', call });
-          // Starting is a claim (see `SessionStore.journalStart`); a restart was claimed before.
-          if (!restarts.has(call.id)) await hooks.toolStart?.(call);
-          const outcome = await execute();
-          await hooks.toolEnd?.(call, outcome.result);
-          return outcome;
-        },
-      },
-    };
-    for await (const outcome of deps.executor.execute(toRun, context)) {
-      yield* yieldQueue.splice(0);
-      results.set(outcome.call.id, outcome.result);
-      yield { type: 'tool-execution-end', outcome };
+    const signal = deps.signal ?? new AbortController().signal;
+    for await (const item of deps.executor.execute(toRun, { signal })) {
+      for (const event of toolCallEvents(item, deps.executor)) {
+        if (event.type === 'tool-start') {
+          yield { type: 'tool-execution-start', call: event.call };
+          // Starting is a claim (see `SessionStore.journalStart`), made before the executor is
+          // pulled again, so before the call runs; a restart was claimed before.
+          if (!restarts.has(event.call.id)) await hooks.toolStart?.(event.call);
+        } else {
+          const { outcome } = event;
+          await hooks.toolEnd?.(outcome.call, outcome.result);
+          results.set(outcome.call.id, outcome.result);
+          yield { type: 'tool-execution-end', outcome };
+        }
+      }
     }
   }
   const answered = toolUsesOf(pending.assistant).map(

@@ -1,5 +1,5 @@
 import { type ToolOutcome, toolResultText } from '@mh/core';
-import { collect } from '@mh/core/testing';
+import { collectOutcomes } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';
@@ -9,7 +9,7 @@ async function calculate(expression: unknown): Promise<ToolOutcome | undefined> 
   const calls = [
     { type: 'tool_use', id: 'c1', name: 'calculator', input: { expression } },
   ] as const;
-  const [outcome] = await collect(
+  const [outcome] = await collectOutcomes(
     executor.execute(calls, { signal: new AbortController().signal }),
   );
   return outcome;

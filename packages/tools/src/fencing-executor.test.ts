@@ -1,5 +1,16 @@
-import { type ToolOutcome, type ToolUseBlock, toolResultText, unfenceUntrusted } from '@mh/core';
-import { collect, fieldOf } from '@mh/core/testing';
+import {
+  type Tool,
+  type ToolOutcome,
+  type ToolUseBlock,
+  toolResultText,
+  unfenceUntrusted,
+} from '@mh/core';
+import {
+  collect as collectEvents,
+  collectOutcomes,
+  fieldOf,
+  toolExecutorContractProblems,
+} from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
@@ -52,9 +63,8 @@ function textOf(outcome: ToolOutcome | undefined): string {
 function execute(
   executor: FencingExecutor,
   calls: readonly ToolUseBlock[],
-  hooks?: { around(call: ToolUseBlock, execute: () => Promise<ToolOutcome>): Promise<ToolOutcome> },
 ): Promise<ToolOutcome[]> {
-  return collect(executor.execute(calls, { signal: new AbortController().signal, hooks }));
+  return collectOutcomes(executor.execute(calls, { signal: new AbortController().signal }));
 }
 
 describe('FencingExecutor', () => {
@@ -87,21 +97,25 @@ describe('FencingExecutor', () => {
     for (const outcome of outcomes) expect(toolResultText(outcome.result)).not.toContain(BOUNDARY);
   });
 
-  it('fences inside the around hook, so hooks see what the model sees, and fences once', async () => {
-    const seen: string[] = [];
-    const hooks = {
-      around: async (_call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-        const outcome = await execute();
-        seen.push(toolResultText(outcome.result));
-        return outcome;
-      },
-    };
-    const [outcome] = await execute(fencing(), [call('echo', { text: 'x' })], hooks);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]).toContain(`<<<${BOUNDARY}`);
-    const text = textOf(outcome);
-    expect(text).toBe(seen[0]);
+  it('fences the tool-end the loop journals and traces, once, and passes the start on', async () => {
+    const signal = new AbortController().signal;
+    const events = await collectEvents(
+      fencing().execute([call('echo', { text: 'x' })], { signal }),
+    );
+    expect(events.map((event) => event.type)).toEqual(['tool-start', 'tool-end']);
+    const end = events[1];
+    const text = end?.type === 'tool-end' ? toolResultText(end.outcome.result) : '';
+    expect(text).toContain(`<<<${BOUNDARY}`);
     expect(text.match(/<<</g)).toHaveLength(1);
+  });
+
+  it('keeps the port contract of the executor it wraps', async () => {
+    const make = (tools: readonly Tool[]): FencingExecutor =>
+      new FencingExecutor({
+        executor: new PolicyToolExecutor({ tools, grants: ['write'] }),
+        boundary: BOUNDARY,
+      });
+    expect(await toolExecutorContractProblems(make)).toEqual([]);
   });
 
   it('advertises the wrapped tools', () => {

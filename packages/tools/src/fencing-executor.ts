@@ -1,7 +1,8 @@
 import {
   ConfigError,
+  mapOutcomes,
   previewToolCall,
-  type ToolCallHooks,
+  type ToolCallEvent,
   type ToolCallPreview,
   type ToolCallStatus,
   type ToolExecutionContext,
@@ -28,8 +29,8 @@ export interface FencingExecutorOptions {
  * A `ToolExecutor` that fences the results tools produce (status `ok` or `error`) as untrusted
  * data, so the model can tell file contents or server output from instructions (the harness's
  * prompt-injection defence). The executor's own messages (denials, invalid arguments,
- * timeouts) are not fenced. Fencing happens inside the `around` hook, so traces and the session
- * journal record exactly what the model sees.
+ * timeouts) are not fenced. It is `mapOutcomes(executor, fence)`: each outcome is fenced before the
+ * loop sees it, so traces and the session journal record exactly what the model sees.
  *
  * @example
  * ```ts
@@ -43,9 +44,8 @@ export interface FencingExecutorOptions {
  * ```
  */
 export class FencingExecutor implements ToolExecutor {
-  readonly #inner: ToolExecutor;
   readonly #boundary: string;
-  readonly #fenced = new WeakSet<ToolOutcome>();
+  readonly #fenced: ToolExecutor;
 
   /** Creates the wrapper; throws `ConfigError` for a missing executor or a bad boundary. */
   constructor(options: FencingExecutorOptions) {
@@ -56,8 +56,9 @@ export class FencingExecutor implements ToolExecutor {
     ) {
       throw new ConfigError('executor', 'expected a ToolExecutor (with specs() and execute())');
     }
-    this.#inner = options.executor;
-    this.#boundary = checkBoundary(options.boundary, 'boundary');
+    const boundary = checkBoundary(options.boundary, 'boundary');
+    this.#boundary = boundary;
+    this.#fenced = mapOutcomes(options.executor, (outcome) => fence(outcome, boundary));
   }
 
   /** The boundary token of the fences. */
@@ -67,37 +68,27 @@ export class FencingExecutor implements ToolExecutor {
 
   /** The wrapped executor's tools. */
   specs(): readonly ToolSpec[] {
-    return this.#inner.specs();
+    return this.#fenced.specs();
   }
 
   /**
    * The wrapped executor's preview (fencing changes no decision); `undecidable` when it has none.
    */
   preview(call: ToolUseBlock): Promise<ToolCallPreview> {
-    return previewToolCall(this.#inner, call);
+    return previewToolCall(this.#fenced, call);
   }
 
-  /** Runs the calls through the wrapped executor and yields the outcomes with fenced results. */
-  async *execute(
+  /** Runs the calls through the wrapped executor; each `tool-end` carries the fenced result. */
+  execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
-    const outer = context.hooks;
-    const hooks: ToolCallHooks | undefined = outer && {
-      around: (call, execute) => outer.around(call, async () => this.#fence(await execute())),
-    };
-    for await (const outcome of this.#inner.execute(calls, { ...context, hooks })) {
-      yield this.#fence(outcome);
-    }
+  ): AsyncIterable<ToolCallEvent> {
+    return this.#fenced.execute(calls, context);
   }
+}
 
-  #fence(outcome: ToolOutcome): ToolOutcome {
-    if (this.#fenced.has(outcome) || !FENCED_STATUSES.has(outcome.status)) return outcome;
-    const fenced = {
-      ...outcome,
-      result: fenceToolResult(outcome.result, outcome.call.name, this.#boundary),
-    };
-    this.#fenced.add(fenced);
-    return fenced;
-  }
+/** The outcome with its result fenced, when a tool produced it. */
+function fence(outcome: ToolOutcome, boundary: string): ToolOutcome {
+  if (!FENCED_STATUSES.has(outcome.status)) return outcome;
+  return { ...outcome, result: fenceToolResult(outcome.result, outcome.call.name, boundary) };
 }

@@ -2,11 +2,12 @@ import {
   ConfigError,
   type PermissionRequest,
   type Tool,
+  type ToolCallEvent,
   type ToolOutcome,
   type ToolUseBlock,
   toolResultText,
 } from '@mh/core';
-import { collect, fieldOf, ManualClock } from '@mh/core/testing';
+import { collectOutcomes, fieldOf, ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define-tool.js';
@@ -23,7 +24,7 @@ function execute(
   calls: readonly ToolUseBlock[],
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ToolOutcome[]> {
-  return collect(executor.execute(calls, { signal }));
+  return collectOutcomes(executor.execute(calls, { signal }));
 }
 
 function textOf(outcome: ToolOutcome | undefined): string {
@@ -203,16 +204,16 @@ describe('PolicyToolExecutor', () => {
       approve: () => new Promise<boolean>(() => {}),
     });
     const settled: ToolOutcome[] = [];
-    const hooks = {
-      around: async (_call: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-        const outcome = await execute();
-        settled.push(outcome);
-        return outcome;
-      },
+    // The scope wraps all the work for a call (policy included): it sees the call settle.
+    const scope = <T>(_call: ToolUseBlock, run: () => T): T => {
+      const work = run();
+      void Promise.resolve(work).then((outcome) => settled.push(outcome as ToolOutcome));
+      return work;
     };
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const iterator = executor.execute([call('shell')], { signal: controller.signal, hooks });
+    const iterator = executor.execute([call('shell')], { signal: controller.signal, scope });
+    expect((await iterator.next()).value).toMatchObject({ type: 'tool-start' });
     expect((await iterator.next()).done).toBe(true);
     await sleep(10);
     expect(settled.map((outcome) => outcome.status)).toEqual(['cancelled']);
@@ -440,49 +441,42 @@ describe('PolicyToolExecutor', () => {
     expect(result).toMatch(/\n…\[truncated \d+ characters\]…\n/);
   });
 
-  it('calls the around hook exactly once per call with that call', async () => {
+  it('runs each call in the scope once, after its tool-start', async () => {
     const seen: string[] = [];
     const executor = new PolicyToolExecutor({ tools: [echo] });
     const calls = [call('echo', { text: 'a' }, 'c1'), call('nope', {}, 'c2')];
-    const outcomes: ToolOutcome[] = [];
-    const hooks = {
-      around: async (hooked: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-        seen.push(hooked.id);
-        return execute();
-      },
+    const scope = <T>(scoped: ToolUseBlock, run: () => T): T => {
+      seen.push(`scope ${scoped.id}`);
+      return run();
     };
     const signal = new AbortController().signal;
-    for await (const outcome of executor.execute(calls, { signal, hooks })) outcomes.push(outcome);
-    expect(seen.sort()).toEqual(['c1', 'c2']);
-    expect(outcomes).toHaveLength(2);
+    for await (const event of executor.execute(calls, { signal, scope })) {
+      seen.push(
+        event.type === 'tool-start' ? `start ${event.call.id}` : `end ${event.outcome.call.id}`,
+      );
+    }
+    expect(seen.slice(0, 4)).toEqual(['start c1', 'scope c1', 'start c2', 'scope c2']);
+    expect(seen.slice(4).sort()).toEqual(['end c1', 'end c2']);
   });
 
   it('yields nothing and starts nothing once the batch is aborted', async () => {
     const log: string[] = [];
-    const hooked: string[] = [];
     const executor = new PolicyToolExecutor({
       tools: [recordingTool('slow', 'read', 300, log), recordingTool('w', 'write', 1, log)],
       grants: ['write'],
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const hooks = {
-      around: (hookedCall: ToolUseBlock, execute: () => Promise<ToolOutcome>) => {
-        hooked.push(hookedCall.name);
-        return execute();
-      },
-    };
-    const outcomes: ToolOutcome[] = [];
+    const events: ToolCallEvent[] = [];
     const calls = [call('slow'), call('w')];
-    for await (const outcome of executor.execute(calls, { signal: controller.signal, hooks })) {
-      outcomes.push(outcome);
+    for await (const event of executor.execute(calls, { signal: controller.signal })) {
+      events.push(event);
     }
-    expect(outcomes).toEqual([]);
+    expect(events).toEqual([{ type: 'tool-start', call: call('slow') }]);
     // The batch ended on the abort, not when the slow tool finished (its timer fires later).
     expect(log).not.toContain('end slow');
     await sleep(350);
-    expect(hooked).toEqual(['slow']);
-    expect(log).not.toContain('start w');
+    expect(log).toEqual(['start slow', 'end slow']);
   });
 
   it('yields nothing after the abort, even an outcome that finished before it', async () => {
@@ -492,11 +486,14 @@ describe('PolicyToolExecutor', () => {
     });
     const controller = new AbortController();
     const iterator = executor.execute([call('a'), call('b')], { signal: controller.signal });
+    await iterator.next(); // a's start
+    await iterator.next(); // b's start, a running
     const first = await iterator.next();
     await sleep(30);
     controller.abort();
     const second = await iterator.next();
-    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ type: 'tool-end' });
+    expect(log.filter((line) => line.startsWith('end')).sort()).toEqual(['end a', 'end b']);
     expect(second.done).toBe(true);
   });
 
@@ -507,10 +504,12 @@ describe('PolicyToolExecutor', () => {
     });
     const controller = new AbortController();
     const iterator = executor.execute([call('fast'), call('slow')], { signal: controller.signal });
+    await iterator.next(); // fast's start
+    await iterator.next(); // slow's start, fast running
     const first = await iterator.next();
     controller.abort();
     const second = await iterator.next();
-    expect(first.value?.call.name).toBe('fast');
+    expect(first.value).toMatchObject({ type: 'tool-end', outcome: { call: { name: 'fast' } } });
     expect(second.done).toBe(true);
   });
 
@@ -521,8 +520,8 @@ describe('PolicyToolExecutor', () => {
       grants: ['write'],
     });
     const signal = new AbortController().signal;
-    for await (const _outcome of executor.execute([call('first'), call('second')], { signal })) {
-      break;
+    for await (const event of executor.execute([call('first'), call('second')], { signal })) {
+      if (event.type === 'tool-end') break;
     }
     await sleep(30);
     expect(log).toEqual(['start first', 'end first']);

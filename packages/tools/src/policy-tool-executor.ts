@@ -5,14 +5,14 @@ import {
   type PermissionPolicy,
   systemClock,
   type Tool,
+  type ToolCallEvent,
   type ToolCallPreview,
   type ToolExecutionContext,
   type ToolExecutor,
-  type ToolOutcome,
   type ToolSpec,
   type ToolUseBlock,
 } from '@mh/core';
-import { AsyncQueue, assertOptions } from '@mh/core/internal';
+import { assertOptions, parallelCallEvents } from '@mh/core/internal';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
 import { type CallSettings, executeCall } from './execute-call.js';
@@ -54,9 +54,6 @@ export interface PolicyToolExecutorOptions {
   readonly clock?: Clock;
 }
 
-/** Marks the batch's abort in a race against the next outcome. */
-const ABORTED: unique symbol = Symbol('aborted');
-
 /**
  * Runs one turn's tool calls: the `ToolExecutor` (the port of `@mh/core`) that applies a
  * permission policy. It checks arguments and permissions, times each call out, runs consecutive
@@ -71,8 +68,8 @@ const ABORTED: unique symbol = Symbol('aborted');
  * const executor = new PolicyToolExecutor({ registry: new ToolRegistry([calculatorTool()]) });
  * const input = { expression: '2^10' };
  * const calls = [{ type: 'tool_use', id: 'c1', name: 'calculator', input }] as const;
- * for await (const outcome of executor.execute(calls, { signal: AbortSignal.timeout(5_000) })) {
- *   console.log(outcome.status, outcome.result.content);
+ * for await (const event of executor.execute(calls, { signal: AbortSignal.timeout(5_000) })) {
+ *   if (event.type === 'tool-end') console.log(event.outcome.status, event.outcome.result.content);
  * }
  * ```
  */
@@ -143,64 +140,28 @@ export class PolicyToolExecutor implements ToolExecutor {
   }
 
   /**
-   * Runs `calls` and yields one outcome per call as each finishes. Calls the `around` hook once
-   * per call it starts, with all of that call's work inside. Once `context.signal` aborts it
-   * starts no more calls, stops waiting and yields nothing more (the loop answers the rest).
-   * It throws only when a hook throws, never for a tool's failure.
+   * Runs `calls` in groups (consecutive `read` calls side by side, each `write`/`exec` call alone,
+   * in the model's order) and yields each call's `tool-start` before anything is done for it:
+   * the look-up, argument checks and permission policy come after the start, with the run, once
+   * the consumer pulls again; then the group's `tool-end`s in completion order. Once
+   * `context.signal` aborts it starts no more calls, stops waiting and yields nothing more (the
+   * loop answers the rest). It throws only when `context.scope` throws, never for a tool's failure.
    */
   async *execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
+  ): AsyncGenerator<ToolCallEvent, void, undefined> {
     const { signal } = context;
-    if (signal.aborted || calls.length === 0) return;
-    const outcomes = new AsyncQueue<ToolOutcome>();
-    let onAbort = (): void => {};
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      onAbort = (): void => resolve(ABORTED);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    // Set when the consumer stops iterating early: the calls not yet started then never start.
-    const consumer = { stopped: false };
-    void this.#runBatches(calls, context, outcomes, consumer);
-    try {
-      for (;;) {
-        const next = await Promise.race([outcomes.next(), aborted]);
-        // Checked again because both may be settled: the abort wins over an outcome.
-        if (next === ABORTED || next.done || signal.aborted) return;
-        yield next.value;
-      }
-    } finally {
-      consumer.stopped = true;
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  async #runBatches(
-    calls: readonly ToolUseBlock[],
-    context: ToolExecutionContext,
-    outcomes: AsyncQueue<ToolOutcome>,
-    consumer: { readonly stopped: boolean },
-  ): Promise<void> {
-    const { signal, hooks } = context;
     const permissionOf = (name: string): Permission | undefined =>
       this.#registry.get(name)?.permission;
-    try {
-      for (const [index, batch] of callBatches(calls, permissionOf).entries()) {
-        // One macrotask between batches lets a consumer that just got an outcome abort or stop
-        // before the next write or exec call starts.
-        if (index > 0) await new Promise((resolve) => setImmediate(resolve));
-        if (signal.aborted || consumer.stopped) break;
-        await Promise.all(
-          batch.map(async (call) => {
-            const execute = (): Promise<ToolOutcome> => executeCall(call, signal, this.#settings);
-            outcomes.push(await (hooks ? hooks.around(call, execute) : execute()));
-          }),
-        );
-      }
-      outcomes.close();
-    } catch (error) {
-      outcomes.fail(error);
+    for (const [index, batch] of callBatches(calls, permissionOf).entries()) {
+      // One macrotask between groups lets a consumer that just got an outcome abort before the
+      // next write or exec call starts, even when it aborts from another task.
+      if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (signal.aborted) return;
+      yield* parallelCallEvents(batch, context, (call) =>
+        executeCall(call, signal, this.#settings),
+      );
     }
   }
 }

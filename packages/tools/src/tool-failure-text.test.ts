@@ -1,5 +1,5 @@
 import { type Tool, type ToolOutcome, type ToolUseBlock, toolResultText } from '@mh/core';
-import { collect } from '@mh/core/testing';
+import { collectOutcomes } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_THROWS, throwingTool } from '../test/hostile-throws.js';
 import { PolicyToolExecutor } from './policy-tool-executor.js';
@@ -8,7 +8,7 @@ const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'boom', input: {}
 
 function outcomesOf(tool: Tool): Promise<ToolOutcome[]> {
   const executor = new PolicyToolExecutor({ tools: [tool], retry: { baseMs: 0, capMs: 0 } });
-  return collect(executor.execute([call], { signal: new AbortController().signal }));
+  return collectOutcomes(executor.execute([call], { signal: new AbortController().signal }));
 }
 
 describe('a tool that throws a value that resists being turned into text', () => {

@@ -1,6 +1,6 @@
 import { ConfigError, type ToolUseBlock } from '@mh/core';
 import { MAX_TIMEOUT_MS } from '@mh/core/internal';
-import { ManualClock } from '@mh/core/testing';
+import { collectOutcomes, ManualClock } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.js';
@@ -72,7 +72,8 @@ describe('PolicyToolExecutor retry options', () => {
       retry: { baseMs: MAX_TIMEOUT_MS, capMs: MAX_TIMEOUT_MS, random: () => 1 - Number.EPSILON },
     });
     const call: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'flaky', input: {} };
-    for await (const outcome of executor.execute([call], { signal: new AbortController().signal }))
+    const signal = new AbortController().signal;
+    for (const outcome of await collectOutcomes(executor.execute([call], { signal })))
       expect(outcome.status).toBe('ok');
     expect(clock.sleeps).toHaveLength(2);
     for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMEOUT_MS);

@@ -51,7 +51,9 @@ let nextId = 0;
 async function call(name: string, input: Record<string, unknown>) {
   const use: ToolUseBlock = { type: 'tool_use', id: `c${nextId++}`, name, input };
   const signal = new AbortController().signal;
-  for await (const outcome of executor.execute([use], { signal })) {
+  for await (const event of executor.execute([use], { signal })) {
+    if (event.type !== 'tool-end') continue;
+    const { outcome } = event;
     const text = toolResultText(outcome.result);
     process.stdout.write(
       `${name} ${JSON.stringify(input)}: ${outcome.status} in ${outcome.durationMs} ms\n`,

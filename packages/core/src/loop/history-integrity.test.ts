@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { drainRun, eventsOfType } from '../../test/drain-run.js';
 import { ProviderError } from '../errors.js';
 import { validateHistory } from '../messages/history.js';
@@ -6,12 +6,13 @@ import {
   type Message,
   type ToolResultBlock,
   type ToolUseBlock,
+  toolResult,
   toolResultsOf,
   toolUsesOf,
   userMessage,
 } from '../messages/message.js';
 import { ZERO_USAGE } from '../messages/usage.js';
-import type { ToolExecutor, ToolOutcome } from '../ports/tool.js';
+import type { ToolCallEvent, ToolExecutor, ToolOutcome } from '../ports/tool-executor.js';
 import { PricingTable } from '../pricing/prices.js';
 import { ScriptedProvider } from '../testing/scripted-provider.js';
 import { echoTool, StubExecutor } from '../testing/stub-executor.js';
@@ -60,7 +61,7 @@ describe('runLoop history integrity', () => {
   it('answers calls the executor never answered with an error result and carries on', async () => {
     const silent: ToolExecutor = {
       specs: () => [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }],
-      execute: async function* (): AsyncGenerator<ToolOutcome> {},
+      execute: async function* (): AsyncGenerator<ToolCallEvent> {},
     };
     const provider = new ScriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'echo' }] },
@@ -152,27 +153,107 @@ describe('runLoop against misbehaving parts', () => {
     result?: (call: ToolUseBlock) => unknown,
   ): ToolExecutor => ({
     specs: () => [{ name: 'write', description: 'writes', inputSchema: { type: 'object' } }],
-    execute: async function* (calls, context) {
+    execute: async function* (calls) {
       for (const call of calls) {
-        const run = async (): Promise<ToolOutcome> => {
-          started.push(call.id);
-          const body = result?.(call) ?? {
-            type: 'tool_result',
-            toolUseId: call.id,
-            content: [{ type: 'text', text: 'ok' }],
-            isError: false,
-          };
-          return {
-            call,
-            result: body as ToolResultBlock,
-            status: 'ok',
-            attempts: 1,
-            durationMs: 0,
-          };
+        yield { type: 'tool-start', call };
+        started.push(call.id);
+        const body = result?.(call) ?? {
+          type: 'tool_result',
+          toolUseId: call.id,
+          content: [{ type: 'text', text: 'ok' }],
+          isError: false,
         };
-        yield await (context.hooks ? context.hooks.around(call, run) : run());
+        const outcome: ToolOutcome = {
+          call,
+          result: body as ToolResultBlock,
+          status: 'ok',
+          attempts: 1,
+          durationMs: 0,
+        };
+        yield { type: 'tool-end', outcome };
       }
     },
+  });
+
+  it('runs an executor of the earlier port, reporting each start with its end, and warns once', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const journal: string[] = [];
+    const legacy = {
+      specs: () => [],
+      async *execute(calls: readonly ToolUseBlock[]) {
+        for (const call of calls) {
+          const result = { type: 'tool_result', toolUseId: call.id, content: [], isError: false };
+          yield { call, result, status: 'ok', attempts: 1, durationMs: 0 };
+        }
+      },
+    } as unknown as ToolExecutor;
+    const provider = new ScriptedProvider([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write' },
+          { id: 'c2', name: 'write' },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    try {
+      const hooks = {
+        toolStart: async (call: ToolUseBlock) => void journal.push(`start ${call.id}`),
+        toolEnd: async (call: ToolUseBlock) => void journal.push(`end ${call.id}`),
+      };
+      const { result, events } = await drainRun(options({ provider, tools: legacy, hooks }));
+      expect(result.status).toBe('completed');
+      const tools = events.filter((event) => event.type.startsWith('tool-execution'));
+      expect(tools.map((event) => event.type)).toEqual([
+        'tool-execution-start',
+        'tool-execution-end',
+        'tool-execution-start',
+        'tool-execution-end',
+      ]);
+      expect(journal).toEqual(['start c1', 'end c1', 'start c2', 'end c2']);
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('reports the start of a call the executor ends without starting it', async () => {
+    const executor: ToolExecutor = {
+      specs: () => [],
+      async *execute(calls) {
+        for (const call of calls) {
+          const result = toolResult(call.id, 'ok');
+          yield {
+            type: 'tool-end',
+            outcome: { call, result, status: 'ok', attempts: 1, durationMs: 0 },
+          };
+        }
+      },
+    };
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ id: 'c1', name: 'x' }] },
+      { text: 'done' },
+    ]);
+    const { events } = await drainRun(options({ provider, tools: executor }));
+    const tools = events.filter((event) => event.type.startsWith('tool-execution'));
+    expect(tools.map((event) => event.type)).toEqual([
+      'tool-execution-start',
+      'tool-execution-end',
+    ]);
+  });
+
+  it('fails the run when the executor yields something that is not an event', async () => {
+    const executor = {
+      specs: () => [],
+      async *execute() {
+        yield 42;
+      },
+    } as unknown as ToolExecutor;
+    const provider = new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'x' }] }]);
+    const { result } = await drainRun(options({ provider, tools: executor }));
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toMatch(/yielded 42, not a tool-start or tool-end event/);
+    expect(validateHistory(result.messages)).toEqual([]);
   });
 
   it('does not start the next sequential call before the consumer took the previous result', async () => {
@@ -386,7 +467,7 @@ describe('runLoop with a failure that resists being turned into text', () => {
   it('ends with status error, not a throw, when the executor rejects with a null-prototype object', async () => {
     const executor: ToolExecutor = {
       specs: () => [],
-      execute: (): AsyncIterable<ToolOutcome> => ({
+      execute: (): AsyncIterable<ToolCallEvent> => ({
         [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(unreadable()) }),
       }),
     };
@@ -414,13 +495,9 @@ describe('runLoop with a failure that resists being turned into text', () => {
             content: [],
             isError: false,
           };
-          yield {
-            call,
-            result,
-            status: 'ok',
-            attempts: 1,
-            durationMs: 0,
-          } as unknown as ToolOutcome;
+          yield { type: 'tool-start', call };
+          const outcome = { call, result, status: 'ok', attempts: 1, durationMs: 0 };
+          yield { type: 'tool-end', outcome: outcome as unknown as ToolOutcome };
         }
       },
     };

@@ -12,7 +12,7 @@ import type { Usage } from '../messages/usage.js';
 import type { OutputOptions } from '../output/typed-output.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
-import type { ToolExecutor } from '../ports/tool.js';
+import type { ToolExecutor } from '../ports/tool-executor.js';
 import { noopTracer, type Span, type Tracer } from '../ports/tracer.js';
 import { defaultPricing, type PricingTable } from '../pricing/prices.js';
 import { assertCollaborators, assertOptions, shownValue } from '../support/option-checks.js';

@@ -11,7 +11,7 @@ import {
   userMessage,
 } from '../messages/message.js';
 import type { Provider } from '../ports/provider.js';
-import type { ToolExecutor } from '../ports/tool.js';
+import type { ToolExecutor } from '../ports/tool-executor.js';
 import { ScriptedProvider } from '../testing/scripted-provider.js';
 import {
   echoTool,
@@ -601,6 +601,27 @@ describe('runLoop backpressure', () => {
         return hangUntilAbortedTool(input, signal, call);
       },
     });
+    // The first call runs once the consumer pulls past its start: here, to the second's start.
+    const provider = new ScriptedProvider([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'slow' },
+          { id: 'c2', name: 'slow' },
+        ],
+      },
+    ]);
+    const iterator = runLoop(options({ provider, tools }));
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (next.value.type === 'tool-execution-start' && next.value.call.id === 'c2') break;
+    }
+    await iterator.return(undefined as never);
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
+  it('does not run a tool whose start the consumer holds when it stops iterating', async () => {
+    const tools = new StubExecutor({ slow: hangUntilAbortedTool });
     const provider = new ScriptedProvider([{ toolCalls: [{ name: 'slow' }] }]);
     const iterator = runLoop(options({ provider, tools }));
     for (;;) {
@@ -608,7 +629,7 @@ describe('runLoop backpressure', () => {
       if (next.done || next.value.type === 'tool-execution-start') break;
     }
     await iterator.return(undefined as never);
-    expect(toolSignal?.aborted).toBe(true);
+    expect(tools.started).toEqual([]);
   });
 
   it('does not run the next turn while the consumer holds a turn-end event', async () => {

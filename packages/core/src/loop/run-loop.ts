@@ -3,7 +3,7 @@ import { newMessageId } from '../messages/message.js';
 import { takeSettledPrefix } from '../messages/settled-histories.js';
 import { resolveOutput } from '../output/typed-output.js';
 import type { Provider } from '../ports/provider.js';
-import type { ToolExecutor } from '../ports/tool.js';
+import type { ToolExecutor } from '../ports/tool-executor.js';
 import { abortedStop, firstTripped, runGuards } from './guards.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { streamModelCall } from './model-call.js';

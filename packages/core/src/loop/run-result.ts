@@ -5,7 +5,7 @@ import type { Message, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import type { OutputDelta } from '../output/deltas.js';
 import type { StopReason, StreamEvent } from '../ports/provider.js';
-import type { ToolOutcome } from '../ports/tool.js';
+import type { ToolOutcome } from '../ports/tool-executor.js';
 
 /** How a run ended. */
 export const RUN_STATUSES = ['completed', 'guard', 'cancelled', 'error'] as const;

@@ -1,17 +1,15 @@
-import { GuardTrippedError, HarnessError } from '../errors.js';
+import { GuardTrippedError } from '../errors.js';
+import { toolCallEvents } from '../executor/tool-call-events.js';
 import { type ToolResultBlock, type ToolUseBlock, toolResult } from '../messages/message.js';
 import { messageProblem } from '../messages/shape.js';
-import type { ToolCallHooks, ToolExecutor, ToolOutcome } from '../ports/tool.js';
-import { SPAN_NAMES, type Span, type Tracer } from '../ports/tracer.js';
-import { AsyncQueue } from '../support/async-queue.js';
+import type { ToolExecutor, ToolOutcome } from '../ports/tool-executor.js';
+import type { Span, Tracer } from '../ports/tracer.js';
 import { thrownKind, thrownText } from '../support/thrown-text.js';
-import { toolCallDetails } from '../tracing/content-capture.js';
-import { recordFailure } from '../tracing/span-failure.js';
-import { SPAN_ATTRIBUTES as A, GEN_AI_OPERATIONS, SPAN_EVENTS } from '../tracing/vocabulary.js';
 import type { RepeatedCallCounter } from './limits.js';
 import type { LoopHooks } from './options.js';
 import type { AgentEvent } from './run-result.js';
 import { ABORTED, type RunSignal } from './run-signal.js';
+import { ToolSpans } from './tool-spans.js';
 
 /** Everything one turn's tool calls need. */
 export interface ToolBatchContext {
@@ -33,13 +31,11 @@ export interface ToolBatchOutcome {
   readonly repeatTrip?: GuardTrippedError;
 }
 
-type Pending<T> = Promise<{ readonly kind: T; readonly value: unknown }>;
-
 /**
  * Runs one assistant turn's tool calls through the executor, yielding `tool-execution-start` and
  * `tool-execution-end` events as they happen. The executor is pulled, not drained: it is asked for
- * its next outcome only after the consumer took the previous event, so a slow consumer slows the
- * tools too and can cancel before the next write starts. Calls over the repeated-call limit are not
+ * its next event only after the consumer took the previous one, so a slow consumer slows the
+ * tools too and can cancel before the next call starts. Calls over the repeated-call limit are not
  * run. A call left unanswered (without an abort), or answered with a malformed result, gets an
  * error result, so the history stays paired whatever the executor does; an executor that throws is
  * a harness failure and is rethrown.
@@ -52,7 +48,7 @@ export async function* runToolBatch(
   const { toRun, repeatTrip } = screenRepeats(calls, context, results);
   if (toRun.length > 0) {
     if (context.executor) {
-      yield* pullOutcomes(context.executor, toRun, context, results);
+      yield* pullEvents(context.executor, toRun, context, results);
     } else {
       for (const call of toRun) {
         const outcome = unknownToolOutcome(call);
@@ -111,111 +107,88 @@ function screenRepeats(
 }
 
 /**
- * Iterates the executor one outcome at a time while the hooks report call starts through a queue;
- * both pending reads are kept across iterations so no notice is lost to a race.
+ * Pulls the executor's events one at a time, each only after the consumer took the previous
+ * event: on a call's `tool-start` it opens the call's span, reports the start, then journals the
+ * call (`LoopHooks.toolStart`) before it pulls again, so the journal entry is durable before the
+ * tool runs; on its `tool-end` it journals the result, ends the span and reports the end.
  */
-async function* pullOutcomes(
+async function* pullEvents(
   executor: ToolExecutor,
   calls: readonly ToolUseBlock[],
   context: ToolBatchContext,
   results: Map<string, ToolResultBlock>,
 ): AsyncGenerator<AgentEvent, void, void> {
-  const starts = new AsyncQueue<ToolUseBlock>();
-  const hooks = tracingHooks(context, (call) => starts.push(call));
+  const spans = new ToolSpans(context.tracer, context.parent);
   const iterator = executor
-    .execute(calls, { signal: context.run.signal, hooks })
+    .execute(calls, { signal: context.run.signal, scope: spans.scope })
     [Symbol.asyncIterator]();
-  const nextStart = (): Pending<'start'> =>
-    starts.next().then((value) => ({ kind: 'start', value }));
-  const nextOutcome = (): Pending<'outcome'> =>
-    iterator.next().then((value) => ({ kind: 'outcome', value }));
-  let pendingStart = nextStart();
-  let pendingOutcome = nextOutcome();
+  let finished = false;
   try {
     for (;;) {
-      const next = await context.run.race(Promise.race([pendingStart, pendingOutcome]));
-      if (next === ABORTED) return;
-      if (next.kind === 'start') {
-        pendingStart = nextStart();
-        yield {
-          type: 'tool-execution-start',
-          call: (next.value as IteratorResult<ToolUseBlock>).value,
-        };
-        continue;
+      const step = await context.run.race(iterator.next());
+      if (step === ABORTED) return;
+      if (step.done) {
+        finished = true;
+        return;
       }
-      const step = next.value as IteratorResult<ToolOutcome>;
-      if (step.done) break;
-      // Starts reported before this outcome are delivered first.
-      for (
-        let start = await drainedStart(pendingStart);
-        start;
-        start = await drainedStart(pendingStart)
-      ) {
-        pendingStart = nextStart();
-        yield { type: 'tool-execution-start', call: start };
+      for (const event of toolCallEvents(step.value, executor)) {
+        const call = event.type === 'tool-start' ? event.call : event.outcome.call;
+        // A tool-end without its start is started here, so every end follows its start.
+        if (event.type === 'tool-start' || !spans.has(call.id)) {
+          if (!(yield* startCall(call, context, spans))) return;
+        }
+        if (event.type === 'tool-end' && !(yield* endCall(event.outcome, context, spans, results)))
+          return;
       }
-      const result = checkedResult(step.value);
-      const outcome =
-        result === step.value.result
-          ? step.value
-          : { ...step.value, result, status: 'error' as const };
-      results.set(outcome.call.id, result);
-      yield { type: 'tool-execution-end', outcome };
-      // The consumer may have cancelled while holding this event: then nothing more may start.
-      if (context.run.aborted) return;
-      pendingOutcome = nextOutcome();
     }
   } finally {
-    starts.close();
+    spans.endUnfinished(finished && !context.run.aborted ? 'error' : 'cancelled');
     // An abandoned executor must stop: it yields nothing more after the signal, and return() ends it.
     iterator.return?.()?.catch(() => {});
   }
 }
 
-/** The start notice already waiting in `pending`, if one is (never waits). */
-async function drainedStart(pending: Pending<'start'>): Promise<ToolUseBlock | undefined> {
-  const ready = await Promise.race([pending, Promise.resolve(undefined)]);
-  if (!ready) return undefined;
-  const step = ready.value as IteratorResult<ToolUseBlock>;
-  return step.done ? undefined : step.value;
+/** Opens the call's span, reports its start, journals it; false when the batch must stop. */
+async function* startCall(
+  call: ToolUseBlock,
+  context: ToolBatchContext,
+  spans: ToolSpans,
+): AsyncGenerator<AgentEvent, boolean, void> {
+  spans.open(call);
+  yield { type: 'tool-execution-start', call };
+  // The consumer may have cancelled while holding this event: then nothing more may start.
+  if (context.run.aborted) return false;
+  try {
+    const journaled = context.hooks?.toolStart?.(call);
+    return !journaled || (await context.run.race(journaled)) !== ABORTED;
+  } catch (error) {
+    spans.fail(call, error);
+    throw error;
+  }
 }
 
-/** Hooks that open an `mh.tool` span around each call and report its start. */
-function tracingHooks(
+/** Journals the call's result, ends its span, reports its end; false when the batch must stop. */
+async function* endCall(
+  answered: ToolOutcome,
   context: ToolBatchContext,
-  onStart: (call: ToolUseBlock) => void,
-): ToolCallHooks {
-  return {
-    around: async (call, execute) => {
-      const span = context.tracer.startSpan(SPAN_NAMES.tool, {
-        parent: context.parent,
-        attributes: {
-          [A.operationName]: GEN_AI_OPERATIONS.tool,
-          [A.toolName]: call.name,
-          [A.toolCallId]: call.id,
-          [A.toolType]: 'function',
-        },
-      });
-      onStart(call);
-      try {
-        await context.hooks?.toolStart?.(call);
-        const outcome = await context.tracer.withSpan(span, execute);
-        const result = checkedResult(outcome);
-        await context.hooks?.toolEnd?.(call, result);
-        span.setAttributes({ [A.toolStatus]: outcome.status, [A.toolAttempts]: outcome.attempts });
-        if (context.tracer.captureContent === true)
-          span.addEvent(SPAN_EVENTS.toolCallDetails, toolCallDetails(call, result));
-        if (outcome.status !== 'ok')
-          recordFailure(span, new HarnessError(`${call.name}: ${outcome.status}`), outcome.status);
-        return outcome;
-      } catch (error) {
-        recordFailure(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
-  };
+  spans: ToolSpans,
+  results: Map<string, ToolResultBlock>,
+): AsyncGenerator<AgentEvent, boolean, void> {
+  const result = checkedResult(answered);
+  try {
+    const journaled = context.hooks?.toolEnd?.(answered.call, result);
+    if (journaled && (await context.run.race(journaled)) === ABORTED) return false;
+  } catch (error) {
+    spans.fail(answered.call, error);
+    throw error;
+  }
+  spans.end(answered, result);
+  const outcome =
+    result === answered.result ? answered : { ...answered, result, status: 'error' as const };
+  results.set(outcome.call.id, result);
+  yield { type: 'tool-execution-end', outcome };
+  // The consumer may have cancelled while holding this event: then nothing more may start.
+  return !context.run.aborted;
 }
 
 /**

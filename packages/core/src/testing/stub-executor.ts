@@ -1,13 +1,14 @@
+import { parallelCallEvents } from '../executor/parallel-calls.js';
 import type { ToolUseBlock } from '../messages/message.js';
 import type { ToolSpec } from '../ports/provider.js';
+import type { ToolOutput } from '../ports/tool.js';
 import type {
+  ToolCallEvent,
   ToolCallStatus,
   ToolExecutionContext,
   ToolExecutor,
   ToolOutcome,
-  ToolOutput,
-} from '../ports/tool.js';
-import { AsyncQueue } from '../support/async-queue.js';
+} from '../ports/tool-executor.js';
 
 /** A stub tool body: receives the arguments and the batch signal. Throwing is a tool failure. */
 export type StubTool = (
@@ -29,22 +30,10 @@ export const hangUntilAbortedTool: StubTool = (_input, signal) =>
     else signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
   });
 
-const ABORTED = Symbol('aborted');
-
-/** Resolves when `signal` aborts; `dispose` removes its listener (one per batch would pile up). */
-function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
-  let onAbort = (): void => {};
-  const promise = new Promise<typeof ABORTED>((resolve) => {
-    onAbort = () => resolve(ABORTED);
-    if (signal.aborted) resolve(ABORTED);
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
-}
-
 /**
  * A ToolExecutor over named stub tools. Calls run in parallel and outcomes are yielded in
- * completion order; after the signal aborts nothing more is yielded (as the port requires). An
+ * completion order, each call's start first; after the signal aborts nothing more is yielded (as
+ * the port requires). An
  * unknown name gets an `unknown-tool` outcome; a throwing tool an `error` outcome.
  */
 export class StubExecutor implements ToolExecutor {
@@ -68,37 +57,19 @@ export class StubExecutor implements ToolExecutor {
     }));
   }
 
-  /** Runs `calls` in parallel and yields their outcomes in completion order. */
-  async *execute(
+  /**
+   * Runs `calls` in parallel, as the port orders it: each call's `tool-start`, the call run once
+   * that start was pulled, then their `tool-end`s in completion order.
+   */
+  execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
-  ): AsyncIterable<ToolOutcome> {
-    if (calls.length === 0) return;
-    const queue = new AsyncQueue<ToolOutcome>();
-    let pending = calls.length;
-    for (const call of calls) {
-      const execute = (): Promise<ToolOutcome> => this.#runOne(call, context.signal);
-      const outcome = context.hooks ? context.hooks.around(call, execute) : execute();
-      outcome.then(
-        (value) => {
-          this.finished.push(value);
-          queue.push(value);
-          pending--;
-          if (pending === 0) queue.close();
-        },
-        (error: unknown) => queue.fail(error),
-      );
-    }
-    const aborted = whenAborted(context.signal);
-    try {
-      for (;;) {
-        const next = await Promise.race([queue.next(), aborted.promise]);
-        if (next === ABORTED || next.done || context.signal.aborted) return;
-        yield next.value;
-      }
-    } finally {
-      aborted.dispose();
-    }
+  ): AsyncIterable<ToolCallEvent> {
+    return parallelCallEvents(calls, context, async (call) => {
+      const outcome = await this.#runOne(call, context.signal);
+      this.finished.push(outcome);
+      return outcome;
+    });
   }
 
   async #runOne(call: ToolUseBlock, signal: AbortSignal): Promise<ToolOutcome> {

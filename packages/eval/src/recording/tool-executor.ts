@@ -1,6 +1,7 @@
 import {
+  mapOutcomes,
   previewToolCall,
-  type ToolCallHooks,
+  type ToolCallEvent,
   type ToolCallPreview,
   type ToolExecutionContext,
   type ToolExecutor,
@@ -29,35 +30,16 @@ export function recordToolOutcome(context: KeyContext, outcome: ToolOutcome): vo
 }
 
 /**
- * Runs `calls` on `inner` and records each call's outcome as the innermost `around` hook sees it:
- * what the tool gave, before outer hooks transform it (the Agent's prompt-injection defence fences
- * results inside the hook chain, with a boundary drawn per agent). A replay serves that raw
- * outcome through the replaying agent's own hooks, so it is transformed exactly as a live call's
- * would be. An executor that ignores the hooks is recorded from the outcomes it yields.
+ * `inner` with each outcome recorded as `inner` yields it: what the tool gave, before an outer
+ * wrapper transforms it (the Agent's prompt-injection defence fences results with a boundary
+ * drawn per agent, around this executor). A replay serves that raw outcome through the replaying
+ * agent's own wrappers, so it is transformed exactly as a live call's would be.
  */
-export async function* executeRecording(
-  inner: ToolExecutor,
-  calls: readonly ToolUseBlock[],
-  context: ToolExecutionContext,
-  keyContext: KeyContext,
-): AsyncGenerator<ToolOutcome, void, undefined> {
-  const outer = context.hooks;
-  const recorded = new Set<string>();
-  const hooks: ToolCallHooks = {
-    around: (call, execute) => {
-      const run = async (): Promise<ToolOutcome> => {
-        const outcome = await execute();
-        recorded.add(outcome.call.id);
-        recordToolOutcome(keyContext, outcome);
-        return outcome;
-      };
-      return outer ? outer.around(call, run) : run();
-    },
-  };
-  for await (const outcome of inner.execute(calls, { ...context, hooks })) {
-    if (!recorded.has(outcome.call.id)) recordToolOutcome(keyContext, outcome);
-    yield outcome;
-  }
+export function recordingExecutor(inner: ToolExecutor, keyContext: KeyContext): ToolExecutor {
+  return mapOutcomes(inner, (outcome) => {
+    recordToolOutcome(keyContext, outcome);
+    return outcome;
+  });
 }
 
 /**
@@ -66,12 +48,12 @@ export async function* executeRecording(
  * per (case, repeat) from `cassette.tools(executor, key)` in `record` mode.
  */
 export class RecordingToolExecutor implements ToolExecutor {
-  readonly #inner: ToolExecutor;
+  readonly #recording: ToolExecutor;
   readonly #context: KeyContext;
 
   /** @internal Use `cassette.tools(executor, key)`. */
   constructor(inner: ToolExecutor, context: KeyContext) {
-    this.#inner = inner;
+    this.#recording = recordingExecutor(inner, context);
     this.#context = context;
   }
 
@@ -80,19 +62,21 @@ export class RecordingToolExecutor implements ToolExecutor {
     return this.#context.key;
   }
 
+  /** The inner executor's tools. */
   specs(): readonly ToolSpec[] {
-    return this.#inner.specs();
+    return this.#recording.specs();
   }
 
   /** The inner executor's preview (recording changes no decision). */
   preview(call: ToolUseBlock): Promise<ToolCallPreview> {
-    return previewToolCall(this.#inner, call);
+    return previewToolCall(this.#recording, call);
   }
 
-  async *execute(
+  /** Runs the calls on the inner executor, recording each outcome as it ends. */
+  execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
-    yield* executeRecording(this.#inner, calls, context, this.#context);
+  ): AsyncIterable<ToolCallEvent> {
+    return this.#recording.execute(calls, context);
   }
 }

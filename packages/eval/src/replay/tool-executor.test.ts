@@ -1,10 +1,4 @@
-import {
-  ReplayDriftError,
-  type ToolCallHooks,
-  type ToolExecutor,
-  type ToolOutcome,
-  type ToolUseBlock,
-} from '@mh/core';
+import { ReplayDriftError, type ToolExecutor, type ToolOutcome, type ToolUseBlock } from '@mh/core';
 import { collect } from '@mh/core/testing';
 import { describe, expect, it } from 'vitest';
 import { CountingExecutor, tempCassette } from '../../test/helpers.js';
@@ -19,12 +13,18 @@ function call(id: string, query: string): ToolUseBlock {
   return { type: 'tool_use', id, name: 'lookup', input: { query } };
 }
 
-function run(
+/** The outcomes of `calls`; the ids of their `tool-start`s go to `starts`. */
+async function run(
   executor: ToolExecutor,
   calls: ToolUseBlock[],
-  hooks?: ToolCallHooks,
+  starts: string[] = [],
 ): Promise<ToolOutcome[]> {
-  return collect(executor.execute(calls, { signal: new AbortController().signal, hooks }));
+  const outcomes: ToolOutcome[] = [];
+  for await (const event of executor.execute(calls, { signal: new AbortController().signal })) {
+    if (event.type === 'tool-start') starts.push(event.call.id);
+    else outcomes.push(event.outcome);
+  }
+  return outcomes;
 }
 
 /** Records two calls of `lookup`, returns the path. */
@@ -47,17 +47,12 @@ async function replayer(path: string, mode: CassetteMode = 'lockdown', strict = 
 }
 
 describe('ReplayToolExecutor', () => {
-  it('serves recorded results through the hooks without running the tool', async () => {
+  it('serves recorded results, each after its tool-start, without running the tool', async () => {
     const { inner, executor } = await replayer(await recorded());
-    const around: string[] = [];
-    const outcomes = await run(executor, [call('t1', 'orders'), call('t2', 'refunds')], {
-      around: (block, execute) => {
-        around.push(block.id);
-        return execute();
-      },
-    });
+    const starts: string[] = [];
+    const outcomes = await run(executor, [call('t1', 'orders'), call('t2', 'refunds')], starts);
     expect(inner.runs).toBe(0);
-    expect(around).toEqual(['t1', 't2']);
+    expect(starts).toEqual(['t1', 't2']);
     expect(outcomes.map((outcome) => [outcome.status, outcome.result])).toEqual([
       [
         'ok',
@@ -148,9 +143,9 @@ describe('ReplayToolExecutor', () => {
 
   it('starts nothing once the batch is aborted', async () => {
     const { executor } = await replayer(await recorded());
-    const outcomes = await collect(
+    const events = await collect(
       executor.execute([call('t1', 'orders')], { signal: AbortSignal.abort() }),
     );
-    expect(outcomes).toEqual([]);
+    expect(events).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import {
   previewToolCall,
+  type ToolCallEvent,
   type ToolCallPreview,
   type ToolExecutionContext,
   type ToolExecutor,
@@ -10,10 +11,10 @@ import {
 } from '@mh/core';
 import type { KeyContext } from '../cassette/context.js';
 import type { CassetteKey, ToolEntry } from '../cassette/format.js';
-import { executeRecording } from '../recording/tool-executor.js';
+import { recordingExecutor } from '../recording/tool-executor.js';
 import { type DriftFinding, driftError, driftFinding, excerpt } from './drift.js';
 import { diffValues, joinPath } from './request-diff.js';
-import { executeLive, servedOutcome, toolReplayMode } from './tool-live.js';
+import { answeredEvents, liveReplayExecutor, servedOutcome, toolReplayMode } from './tool-live.js';
 import { previewFailure, previewFindings } from './tool-preview.js';
 
 /** The text a lockdown replay answers an unrecorded call with. */
@@ -105,10 +106,16 @@ export class ReplayToolExecutor implements ToolExecutor {
     return previewToolCall(this.#inner, call);
   }
 
+  /**
+   * Answers `calls` one after another, each as the port orders it (its `tool-start`, then its
+   * `tool-end` once pulled): served from the recording, run live on the inner executor, or, when
+   * unrecorded, run and recorded (`replay`) or refused (`lockdown`). The recording is checked
+   * before a call starts, so a strict replay fails before its `tool-start`.
+   */
   async *execute(
     calls: readonly ToolUseBlock[],
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
+  ): AsyncGenerator<ToolCallEvent, void, undefined> {
     for (const call of calls) {
       if (context.signal.aborted) return;
       const entry = this.#take(call.id);
@@ -123,8 +130,7 @@ export class ReplayToolExecutor implements ToolExecutor {
         yield* this.#live(entry, call, context);
         continue;
       }
-      const outcome = servedOutcome(entry, call);
-      yield context.hooks ? await context.hooks.around(call, async () => outcome) : outcome;
+      yield* answeredEvents(servedOutcome(entry, call), context.signal);
     }
   }
 
@@ -194,14 +200,13 @@ export class ReplayToolExecutor implements ToolExecutor {
     entry: ToolEntry,
     call: ToolUseBlock,
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
+  ): AsyncGenerator<ToolCallEvent, void, undefined> {
     const findings: DriftFinding[] = [];
     const where = { key: this.key, requestIndex: this.#requestIndex() };
-    for await (const outcome of executeLive(this.#inner, entry, call, context, where, (finding) =>
-      findings.push(finding),
-    )) {
+    const live = liveReplayExecutor(this.#inner, entry, where, (finding) => findings.push(finding));
+    for await (const event of live.execute([call], context)) {
       this.#reportAll(findings.splice(0));
-      yield outcome;
+      yield event;
     }
     this.#reportAll(findings.splice(0));
   }
@@ -215,7 +220,7 @@ export class ReplayToolExecutor implements ToolExecutor {
   async *#unrecorded(
     call: ToolUseBlock,
     context: ToolExecutionContext,
-  ): AsyncGenerator<ToolOutcome, void, undefined> {
+  ): AsyncGenerator<ToolCallEvent, void, undefined> {
     const replayMode = this.#context.mode === 'replay';
     const finding = driftFinding(
       {
@@ -230,7 +235,7 @@ export class ReplayToolExecutor implements ToolExecutor {
     );
     this.#report(finding);
     if (replayMode) {
-      yield* executeRecording(this.#inner, [call], context, this.#context);
+      yield* recordingExecutor(this.#inner, this.#context).execute([call], context);
       return;
     }
     if (this.#context.strict) throw driftError(finding);
@@ -241,6 +246,6 @@ export class ReplayToolExecutor implements ToolExecutor {
       attempts: 0,
       durationMs: 0,
     };
-    yield context.hooks ? await context.hooks.around(call, async () => outcome) : outcome;
+    yield* answeredEvents(outcome, context.signal);
   }
 }

@@ -1,11 +1,11 @@
-import type {
-  ContentBlock,
-  ToolCallHooks,
-  ToolCallPreview,
-  ToolExecutionContext,
-  ToolExecutor,
-  ToolOutcome,
-  ToolUseBlock,
+import {
+  type ContentBlock,
+  mapOutcomes,
+  type ToolCallEvent,
+  type ToolCallPreview,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolUseBlock,
 } from '@mh/core';
 import type { ToolReplayMode } from '../cassette/context.js';
 import type { RecordedToolOutcome, ToolEntry } from '../cassette/format.js';
@@ -87,33 +87,33 @@ export function liveResultFinding(
 }
 
 /**
- * Runs one recorded call live on `inner`, inside the caller's hooks, and compares what the tool
- * gave (innermost, before outer hooks such as fencing transform it) with the recording. The
- * outcome passed on is the recorded one, so the replay stays on the recorded path whatever the
- * tool now says; `onDrift` receives the finding (a strict replay then fails the call).
+ * `inner` running a recorded call live: what the tool gives (as `inner` yields it, before outer
+ * wrappers such as fencing transform it) is compared with the recording, and the outcome passed on
+ * is the recorded one, so the replay stays on the recorded path whatever the tool now says.
+ * `onDrift` receives the finding (a strict replay then fails the call).
  */
-export async function* executeLive(
+export function liveReplayExecutor(
   inner: ToolExecutor,
   entry: ToolEntry,
-  call: ToolUseBlock,
-  context: ToolExecutionContext,
   findingContext: PreviewFindingContext,
   onDrift: (finding: DriftFinding) => void,
-): AsyncGenerator<ToolOutcome, void, undefined> {
-  const outer = context.hooks;
-  let compared = false;
-  const compare = (live: ToolOutcome): ToolOutcome => {
-    compared = true;
+): ToolExecutor {
+  return mapOutcomes(inner, (live) => {
     const finding = liveResultFinding(entry.outcome, live, findingContext);
     if (finding !== undefined) onDrift(finding);
     return servedOutcome(entry, live.call);
-  };
-  const hooks: ToolCallHooks = {
-    around: (hooked, execute) => {
-      const run = async (): Promise<ToolOutcome> => compare(await execute());
-      return outer ? outer.around(hooked, run) : run();
-    },
-  };
-  for await (const outcome of inner.execute([call], { ...context, hooks }))
-    yield compared ? outcome : compare(outcome);
+  });
+}
+
+/**
+ * The events of a call answered without running anything (a served recording, a refusal): its
+ * `tool-start`, then, once pulled and unless `signal` aborted meanwhile, its `tool-end`.
+ */
+export async function* answeredEvents(
+  outcome: ToolOutcome,
+  signal: AbortSignal,
+): AsyncGenerator<ToolCallEvent, void, undefined> {
+  yield { type: 'tool-start', call: outcome.call };
+  if (signal.aborted) return;
+  yield { type: 'tool-end', outcome };
 }

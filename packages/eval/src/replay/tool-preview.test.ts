@@ -6,7 +6,7 @@ import {
   type ToolOutcome,
   type ToolUseBlock,
 } from '@mh/core';
-import { collect } from '@mh/core/testing';
+import { collectOutcomes } from '@mh/core/testing';
 import { defineTool, ToolExecutor, z } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
 import { tempCassette } from '../../test/helpers.js';
@@ -33,8 +33,8 @@ function shellTool(permission: Permission = 'exec') {
 
 const CALL: ToolUseBlock = { type: 'tool_use', id: 't1', name: 'shell', input: { command: 'ls' } };
 
-function run(executor: ToolExecutorPort): Promise<ToolOutcome[]> {
-  return collect(executor.execute([CALL], { signal: new AbortController().signal }));
+async function run(executor: ToolExecutorPort): Promise<ToolOutcome[]> {
+  return collectOutcomes(executor.execute([CALL], { signal: new AbortController().signal }));
 }
 
 /** Records one `shell` call through `executor`; returns the cassette path. */

@@ -46,7 +46,14 @@ const executor: ToolExecutor = {
       const n = (call.input as { n: number }).n;
       const filler = 'status=ok latency=12ms region=eu-west note=routine '.repeat(12);
       const text = `${filler}\norder ORD-${20_000 + n} in data/orders/batch-${n}.csv\n${filler}`;
-      yield { call, result: toolResult(call.id, text), status: 'ok', attempts: 1, durationMs: 0 };
+      yield { type: 'tool-start', call };
+      const outcome = {
+        call,
+        result: toolResult(call.id, text),
+        status: 'ok',
+        attempts: 1,
+      } as const;
+      yield { type: 'tool-end', outcome: { ...outcome, durationMs: 0 } };
     }
   },
 };

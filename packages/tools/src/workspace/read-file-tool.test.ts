@@ -1,5 +1,5 @@
 import { type ToolRunContext, toolResultText } from '@mh/core';
-import { collect } from '@mh/core/testing';
+import { collectOutcomes } from '@mh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyToolExecutor } from '../policy-tool-executor.js';
 import { makeTempWorkspace, type TempWorkspace } from './__fixtures__/temp-workspace.js';
@@ -69,7 +69,7 @@ describe('read_file', () => {
     const calls = [
       { type: 'tool_use', id: 'c1', name: 'read_file', input: { path: '../outside/secret.txt' } },
     ] as const;
-    const outcomes = await collect(executor.execute(calls, { signal: context.signal }));
+    const outcomes = await collectOutcomes(executor.execute(calls, { signal: context.signal }));
     expect(outcomes[0]?.status).toBe('error');
     expect(outcomes[0] && toolResultText(outcomes[0].result)).toMatch(/^Path refused: /);
   });
