@@ -62,6 +62,8 @@ export {
 export { runLoop } from './loop/run-loop.js';
 export {
   type AgentEvent,
+  type HeldTurn,
+  type Interrupt,
   RUN_STATUSES,
   type RunResult,
   type RunStatus,
@@ -146,6 +148,7 @@ export {
 } from './ports/session-store.js';
 export type { Summarizer, Summary, SummaryRequest } from './ports/summarizer.js';
 export {
+  type ApprovalRule,
   type ParseResult,
   PERMISSIONS,
   type Permission,
@@ -160,6 +163,7 @@ export {
   toolSpec,
 } from './ports/tool.js';
 export {
+  type ApprovalRequest,
   previewToolCall,
   TOOL_CALL_PREVIEW_DECISIONS,
   TOOL_CALL_STATUSES,

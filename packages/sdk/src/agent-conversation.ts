@@ -1,6 +1,7 @@
 import {
   type CompactionOptions,
   type ContextMeter,
+  type HeldTurn,
   type Message,
   type ResolvedLoopSettings,
   resolveLoopOptions,
@@ -36,6 +37,11 @@ export interface ConversationParts {
 export class AgentConversation {
   /** The history the agent sends: the loaded branch, re-fenced, plus what runs added. */
   history: Message[];
+  /**
+   * A turn held back for a person's decisions, without a session (with one, the store's journal
+   * holds it): what `resume({ decisions })` finishes.
+   */
+  held: HeldTurn | undefined;
   /** The session the conversation is stored in, if any. */
   readonly session: SessionBinding | undefined;
   readonly #fencing: AgentFencing;
@@ -57,6 +63,7 @@ export class AgentConversation {
     this.#compaction = parts.compaction;
     this.#model = parts.model;
     this.history = parts.history ? [...parts.history] : [];
+    this.held = undefined;
   }
 
   /** The system prompt with the rule of the fence in use. */
@@ -85,6 +92,7 @@ export class AgentConversation {
    */
   reset(): Promise<void> {
     this.history = [];
+    this.held = undefined;
     const session = this.session;
     if (!session) return Promise.resolve();
     this.#resetOwed = true;

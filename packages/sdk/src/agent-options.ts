@@ -21,6 +21,7 @@ import {
 import { assertCollaborators, assertMessages, assertOptions } from '@mh/core/internal';
 import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { FencingOptions } from './agent-fencing.js';
+import type { Decision } from './agent-interrupts.js';
 import type { RunOutput } from './run-output.js';
 import type { AgentSession } from './session-binding.js';
 
@@ -93,6 +94,18 @@ export interface AgentOptions {
    * (`contextWindow`, `threshold`, `keepRecentTokens`, `trimToolResultTokens`, `summarizer`, …).
    */
   readonly compaction?: false | CompactionOptions;
+  /**
+   * A secret (at least 32 bytes, from configuration) that signs each interrupt with HMAC-SHA-256
+   * over the session, branch, head, call id, tool and arguments. `resume` then refuses a decision
+   * without the interrupt's `token`, or with a forged, replayed or stale one.
+   */
+  readonly approvalKey?: string | Uint8Array;
+}
+
+/** Options of `agent.resume`: a run's options and a person's decisions on the waiting calls. */
+export interface ResumeOptions extends RunOptions {
+  /** One decision per call in `result.interrupts` (see `Decision`). */
+  readonly decisions?: readonly Decision[];
 }
 
 /** Per-run options. */
@@ -125,6 +138,7 @@ export const OPTION_KEYS: readonly string[] = [
   'fencing',
   'injectionDefense',
   'compaction',
+  'approvalKey',
 ];
 
 /** The result of a run that could not start (its prompt could not be committed). */

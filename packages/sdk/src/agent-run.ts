@@ -4,6 +4,7 @@ import {
   HarnessError,
   type Message,
   messageText,
+  newMessageId,
   type ResolvedLoopSettings,
   type RunResult,
   type RunStatus,
@@ -11,6 +12,14 @@ import {
 } from '@mh/core';
 import type { ResolvedOutput } from '@mh/core/internal';
 import type { AgentConversation } from './agent-conversation.js';
+import {
+  heldOfPending,
+  type PlacedDecision,
+  pendingOfHeld,
+  stillInterrupted,
+  type TurnPlace,
+  tokenFor,
+} from './agent-interrupts.js';
 import { failedBeforeStart } from './agent-options.js';
 import { recoverTurn } from './agent-recovery.js';
 import { withCancelMark } from './cancel-mark.js';
@@ -28,6 +37,10 @@ export interface AgentRun {
   readonly signal: AbortSignal | undefined;
   /** The typed answer the run asks for, resolved before anything was kept (absent: free text). */
   readonly output?: ResolvedOutput;
+  /** A person's decisions on the calls a held turn waits on (`resume({ decisions })`). */
+  readonly decisions: ReadonlyMap<string, PlacedDecision>;
+  /** The approval key: interrupts are signed with it and decisions checked against it. */
+  readonly key: Buffer | undefined;
 }
 
 /**
@@ -52,6 +65,11 @@ export async function* runAgent(
     const opened = yield* open(conversation, run);
     if (opened !== true) {
       if (opened === false) return;
+      if ('interrupted' in opened) {
+        settled = true;
+        yield { type: 'run-end', result: opened.interrupted };
+        return;
+      }
       settled = true;
       conversation.invalidate();
       yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
@@ -96,10 +114,13 @@ export async function* runAgent(
         result = marked.result;
       }
       settled = true;
-      yield {
-        type: 'run-end',
-        result: session ? await commitRest(conversation, session, result) : result,
-      };
+      if (session) result = await commitRest(conversation, session, result);
+      if (result.status === 'interrupted' && result.pendingTurn) {
+        // Without a session the agent holds the turn; with one, the store's journal does.
+        if (!session) conversation.held = result.pendingTurn;
+        result = signed(result, run.key, placeOf(session, result.pendingTurn.assistant.id));
+      }
+      yield { type: 'run-end', result };
     }
   } catch (error) {
     failed = true;
@@ -125,7 +146,11 @@ export async function* runAgent(
 async function* open(
   conversation: AgentConversation,
   run: AgentRun,
-): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown }, void> {
+): AsyncGenerator<
+  AgentEvent,
+  boolean | { readonly error: unknown } | { readonly interrupted: RunResult },
+  void
+> {
   const { message } = run;
   const session = conversation.session;
   try {
@@ -140,44 +165,103 @@ async function* open(
   ) {
     throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
   }
-  if (!session) return true;
-  if (!session.exists && !message) return false; // nothing was ever run: nothing to resume
+  if (!session) return yield* recover(conversation, undefined, run);
+  if (!session.exists && !message) {
+    if (run.decisions.size > 0) throw nothingWaits(run);
+    return false; // nothing was ever run: nothing to resume
+  }
   try {
     await session.ensureCreated(
       message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
     );
-    yield* recover(conversation, session, run);
+    return yield* recover(conversation, session, run);
   } catch (error) {
+    // A decision that names no waiting call, or whose token fails, is the caller's mistake.
+    if (ConfigError.isInstance(error) && error.field.startsWith('options.decisions')) throw error;
     return { error };
   }
-  return true;
 }
 
-/** Finishes the turn a crash interrupted (see `planRecovery`) and commits it. */
+/** The mistake of decisions given when no call waits for one. */
+function nothingWaits(run: AgentRun): ConfigError {
+  const [first] = run.decisions.values();
+  return new ConfigError(
+    `${first?.field ?? 'options.decisions'}.callId`,
+    'no call waits for a decision: nothing is pending (already decided, or never interrupted)',
+  );
+}
+
+/** Where a pending turn sits, for its approval tokens. */
+function placeOf(session: SessionBinding | undefined, assistantId: string): TurnPlace {
+  return session
+    ? { sessionId: session.id, branch: session.branch, head: session.head }
+    : { sessionId: '', branch: '', head: assistantId };
+}
+
+/** `result` with each interrupt signed (with an approval key). */
+function signed(result: RunResult, key: Buffer | undefined, place: TurnPlace): RunResult {
+  if (key === undefined || !result.interrupts) return result;
+  return {
+    ...result,
+    interrupts: result.interrupts.map((interrupt) => ({
+      ...interrupt,
+      token: tokenFor(key, place, interrupt, interrupt.input),
+    })),
+  };
+}
+
+/**
+ * Finishes the turn a crash interrupted or an interrupt held back (see `recoverTurn`) and commits
+ * it. Resolves to true to go on, or to the result of a resume that stays interrupted.
+ */
 async function* recover(
   conversation: AgentConversation,
-  session: SessionBinding,
+  session: SessionBinding | undefined,
   run: AgentRun,
-): AsyncGenerator<AgentEvent, void, void> {
-  const recovered = yield* recoverTurn(session, {
+): AsyncGenerator<AgentEvent, true | { readonly interrupted: RunResult }, void> {
+  const pending = session
+    ? await session.pendingTurn()
+    : conversation.held && pendingOfHeld(conversation.held);
+  if (!pending) {
+    if (run.decisions.size > 0) throw nothingWaits(run);
+    return true;
+  }
+  const place = placeOf(session, pending.assistant.id);
+  const recovered = yield* recoverTurn(pending, {
     executor: conversation.executor,
     mayRepeat: run.mayRepeat,
     refence: (messages, options) => conversation.refence(messages, options),
     signal: run.signal,
+    hooks: session?.hooks(),
+    decisions: run.decisions,
+    moveOn: run.message !== undefined,
+    key: run.key,
+    place,
   });
-  if (!recovered) return;
+  if ('waiting' in recovered) {
+    const held = heldOfPending(pending);
+    const result = stillInterrupted(
+      newMessageId('run'),
+      conversation.history,
+      recovered.waiting,
+      held,
+    );
+    return { interrupted: signed(result, run.key, place) };
+  }
+  conversation.held = undefined;
   conversation.history = [...conversation.history, ...recovered.turn];
-  await session.commitThrough(conversation.history, { extra: { recovered: true } });
+  await session?.commitThrough(conversation.history, { extra: { recovered: true } });
   yield {
     type: 'history-repair',
     repairs: [
       {
         kind: 'synthesized-result',
         messageId: recovered.assistantId,
-        detail: `resumed an interrupted turn: ${recovered.ran} call(s) run, ${recovered.interrupted} reported as interrupted`,
+        detail: `resumed a pending turn: ${recovered.ran} call(s) run, ${recovered.decided} decided by a person, ${recovered.interrupted} reported as interrupted`,
       },
     ],
   };
+  return true;
 }
 
 /** Commits what the run left uncommitted (a cancelled turn); a failure makes the run an error. */

@@ -2,6 +2,7 @@ import {
   type AgentEvent,
   ConfigError,
   HarnessError,
+  type Interrupt,
   type Message,
   type ResolvedLoopSettings,
   type RunResult,
@@ -13,14 +14,17 @@ import { assertOptions } from '@mh/core/internal';
 import { agentCompaction, agentMeter } from './agent-compaction.js';
 import { AgentConversation } from './agent-conversation.js';
 import { AgentFencing } from './agent-fencing.js';
+import { checkDecisions, tokenFor } from './agent-interrupts.js';
 import {
   type AgentOptions,
   buildExecutor,
   checkAgentOptions,
+  type ResumeOptions,
   type RunOptions,
 } from './agent-options.js';
 import { toPromptMessage } from './agent-recovery.js';
 import { runAgent } from './agent-run.js';
+import { approvalKeyBytes } from './approval-token.js';
 import { type RunOutput, resolveRunOutput, type TypedRunResult } from './run-output.js';
 import { SessionBinding } from './session-binding.js';
 
@@ -39,10 +43,14 @@ export class Agent {
   readonly #mayRepeat: (toolName: string) => boolean;
   /** The loop's settings, checked once here (see `resolveLoopOptions`). */
   readonly #settings: ResolvedLoopSettings;
+  /** The approval key's bytes (`options.approvalKey`), when interrupts are signed. */
+  readonly #key: Buffer | undefined;
   #running = false;
 
   constructor(options: AgentOptions) {
     const settings = checkAgentOptions(options);
+    this.#key =
+      options.approvalKey === undefined ? undefined : approvalKeyBytes(options.approvalKey);
     const tools = buildExecutor(options);
     const fencing = new AgentFencing(options, options.system, tools.executor);
     this.#mayRepeat = tools.mayRepeat;
@@ -116,11 +124,16 @@ export class Agent {
   }
 
   /**
-   * Continues a persisted conversation that stopped mid-run (a crash, a kill): finishes the
-   * interrupted turn without running a non-idempotent tool twice, then lets the model carry on if
-   * the last message awaits an answer. Resolves to undefined when there was nothing to resume.
+   * Continues a conversation that stopped mid-run: a crash or a kill (with a session), or an
+   * interrupt. It finishes the pending turn without running a non-idempotent tool twice: calls a
+   * person decided on (`options.decisions`) run once approved or get the denial; if a waiting call
+   * has no decision yet, the result is `interrupted` again and nothing runs. Then the model carries
+   * on if the last message awaits an answer. A decision for a call that does not wait, or whose
+   * token fails (with an `approvalKey`), is a `ConfigError` naming it. Resolves to undefined when
+   * there was nothing to resume. A new prompt instead of `resume` answers the waiting calls as not
+   * run.
    */
-  async resume(options: RunOptions = {}): Promise<RunResult | undefined> {
+  async resume(options: ResumeOptions = {}): Promise<RunResult | undefined> {
     let result: RunResult | undefined;
     for await (const event of this.resumeStream(options)) {
       if (event.type === 'run-end') result = event.result;
@@ -129,8 +142,25 @@ export class Agent {
   }
 
   /** `resume`, yielding every event as it happens (nothing when there is nothing to resume). */
-  resumeStream(options: RunOptions = {}): AsyncGenerator<AgentEvent, void, void> {
+  resumeStream(options: ResumeOptions = {}): AsyncGenerator<AgentEvent, void, void> {
     return this.#stream(undefined, options);
+  }
+
+  /**
+   * The token a decision on `interrupt` carries when its arguments are edited to `input` (the
+   * interrupt's own `token` covers its arguments as given). Needs an `approvalKey`; only a holder
+   * of the key can make one.
+   */
+  approvalToken(interrupt: Pick<Interrupt, 'callId' | 'tool'>, input: unknown): string {
+    if (this.#key === undefined)
+      throw new ConfigError('approvalKey', 'approvalToken() needs an agent with an approvalKey');
+    const session = this.#conversation.session;
+    const held = this.#conversation.held;
+    // Where the pending turn sits now: a token made for a moved session is stale at once.
+    const where = session
+      ? { sessionId: session.id, branch: session.branch, head: session.head }
+      : { sessionId: '', branch: '', head: held?.assistant.id ?? null };
+    return tokenFor(this.#key, where, interrupt, input);
   }
 
   /** Loads the session's history (once); the first run does it on its own. */
@@ -185,10 +215,15 @@ export class Agent {
   /** Checks this run's options, then runs it (see `runAgent`), one run at a time. */
   async *#stream(
     message: Message | undefined,
-    options: RunOptions,
+    options: ResumeOptions,
   ): AsyncGenerator<AgentEvent, void, void> {
     // Every check comes before the prompt is kept or stored: a refused run leaves no trace.
-    assertOptions(options, ['signal', 'limits', 'output'], 'options');
+    assertOptions(
+      options,
+      message ? ['signal', 'limits', 'output'] : ['signal', 'limits', 'output', 'decisions'],
+      'options',
+    );
+    const decisions = checkDecisions(options.decisions);
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
       throw new ConfigError('options.signal', 'expected an AbortSignal');
     // The agent's settings with this run's limits over its own (only they are checked).
@@ -203,6 +238,8 @@ export class Agent {
         mayRepeat: this.#mayRepeat,
         signal: options.signal,
         output,
+        decisions,
+        key: this.#key,
       });
     } finally {
       this.#running = false;

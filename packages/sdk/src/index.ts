@@ -12,6 +12,8 @@ export {
   type Guard,
   GuardTrippedError,
   HarnessError,
+  type HeldTurn,
+  type Interrupt,
   type Limits,
   McpProtocolError,
   type Message,
@@ -63,7 +65,8 @@ export {
 } from '@mh/tools/zod-free';
 export { Agent } from './agent.js';
 export type { FencingOptions, InjectionDefenseOptions } from './agent-fencing.js';
-export type { AgentOptions, AgentPermissions, RunOptions } from './agent-options.js';
+export type { Decision } from './agent-interrupts.js';
+export type { AgentOptions, AgentPermissions, ResumeOptions, RunOptions } from './agent-options.js';
 export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';
 export type { RunOutput, TypedRunResult, ZodLikeSchema } from './run-output.js';
 export {

@@ -63,6 +63,8 @@ describe('defineTool', () => {
   it('joins nested paths with dots', () => {
     const tool = defineTool({
       ...definition(),
+      // Another schema: the spread's approval rule would read the old arguments.
+      needsApproval: false,
       input: z.object({ items: z.array(z.object({ name: z.string() })) }),
       run: () => 'ok',
     });

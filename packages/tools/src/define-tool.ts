@@ -1,4 +1,5 @@
 import {
+  type ApprovalRule,
   ConfigError,
   type Permission,
   type Tool,
@@ -31,6 +32,12 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
    */
   readonly deterministic?: boolean;
   /**
+   * Whether a person must approve each call before it runs: `true`, or a function of the parsed
+   * arguments. Such a call ends the run `interrupted`; `agent.resume({ decisions })` runs it once
+   * approved. Default: no approval.
+   */
+  readonly needsApproval?: boolean | ApprovalRule<z.output<Schema>>;
+  /**
    * Runs the tool with the parsed, typed arguments. Return text or `{ content, isError }`; throw to
    * fail the call (the model sees the message). Honour `context.signal`.
    */
@@ -45,6 +52,7 @@ const DEFINITION_KEYS: readonly string[] = [
   'timeoutMs',
   'idempotent',
   'deterministic',
+  'needsApproval',
   'run',
 ];
 

@@ -1,4 +1,5 @@
 import {
+  type ApprovalRequest,
   ConfigError,
   mapOutcomes,
   previewToolCall,
@@ -76,6 +77,11 @@ export class FencingExecutor implements ToolExecutor {
    */
   preview(call: ToolUseBlock): Promise<ToolCallPreview> {
     return previewToolCall(this.#fenced, call);
+  }
+
+  /** The wrapped executor's answer: fencing never hides a call that waits for a person. */
+  approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    return this.#fenced.approval?.(call) ?? Promise.resolve(undefined);
   }
 
   /** Runs the calls through the wrapped executor; each `tool-end` carries the fenced result. */

@@ -1,4 +1,5 @@
 import {
+  type ApprovalRequest,
   type Clock,
   ConfigError,
   type Permission,
@@ -12,10 +13,10 @@ import {
   type ToolSpec,
   type ToolUseBlock,
 } from '@mh/core';
-import { assertOptions, parallelCallEvents } from '@mh/core/internal';
+import { assertOptions, parallelCallEvents, thrownText } from '@mh/core/internal';
 import { callBatches } from './call-batches.js';
 import { type ApproveCallback, defaultPermissionPolicy } from './default-permission-policy.js';
-import { type CallSettings, executeCall } from './execute-call.js';
+import { admitCall, type CallSettings, executeCall } from './execute-call.js';
 import { previewCall } from './preview-call.js';
 import { ToolRegistry } from './tool-registry.js';
 import { resolveToolRetry, type ToolRetryOptions } from './tool-retry.js';
@@ -137,6 +138,27 @@ export class PolicyToolExecutor implements ToolExecutor {
    */
   preview(call: ToolUseBlock): Promise<ToolCallPreview> {
     return previewCall(call, this.#registry, this.#settings.policy);
+  }
+
+  /**
+   * Why `call` waits for a person: its tool's `needsApproval` holds for its parsed arguments. An
+   * unknown tool or bad arguments need none (`execute` answers them). A `needsApproval` function
+   * that throws counts as needing approval (the safe side), its message in the reason.
+   */
+  async approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    const admitted = admitCall(call, this.#registry);
+    if (!admitted.ok) return undefined;
+    const { tool, input } = admitted;
+    const rule = tool.needsApproval;
+    if (rule === undefined || rule === false) return undefined;
+    const permission = tool.permission;
+    if (rule === true) return { reason: `${tool.name} needs approval`, permission };
+    try {
+      if (!(await rule(input, { callId: call.id }))) return undefined;
+      return { reason: `${tool.name} needs approval`, permission };
+    } catch (error) {
+      return { reason: thrownText(`${tool.name}'s needsApproval`, error), permission };
+    }
   }
 
   /**

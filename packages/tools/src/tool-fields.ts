@@ -18,6 +18,8 @@ export interface ToolFields {
   readonly idempotent?: unknown;
   /** Candidate determinism flag. */
   readonly deterministic?: unknown;
+  /** Candidate approval rule. */
+  readonly needsApproval?: unknown;
   /** Candidate run function. */
   readonly run: unknown;
 }
@@ -65,6 +67,17 @@ export function assertToolFields(fields: ToolFields): void {
     throw new ConfigError(
       'deterministic',
       `expected a boolean, got ${describeValue(deterministic)}`,
+    );
+  }
+  const { needsApproval } = fields;
+  if (
+    needsApproval !== undefined &&
+    typeof needsApproval !== 'boolean' &&
+    typeof needsApproval !== 'function'
+  ) {
+    throw new ConfigError(
+      'needsApproval',
+      `expected a boolean or a function, got ${describeValue(needsApproval)}`,
     );
   }
   if (typeof run !== 'function') {

@@ -16,6 +16,8 @@ export interface ToolFieldsWithSchema<Input> {
   readonly idempotent?: boolean;
   /** True when it is a pure function of its input (a replay runs it again). Default false. */
   readonly deterministic?: boolean;
+  /** Whether a person must approve each call (see `Tool.needsApproval`). */
+  readonly needsApproval?: Tool<Input>['needsApproval'];
   /** Runs the tool with the parsed arguments. */
   run(input: Input, context: ToolRunContext): ToolOutput | Promise<ToolOutput>;
 }
@@ -36,6 +38,9 @@ export function toolWithSchema<Input>(fields: ToolFieldsWithSchema<Input>): Tool
     // again after a crash, one that says `idempotent: false` may not (see the Agent's recovery).
     ...(fields.idempotent === undefined ? {} : { idempotent: fields.idempotent }),
     ...(fields.deterministic === true ? { deterministic: true } : {}),
+    ...(fields.needsApproval === undefined || fields.needsApproval === false
+      ? {}
+      : { needsApproval: fields.needsApproval }),
     // Wrapped in an async function so a synchronous throw becomes a rejected promise.
     run: async (input, context) => run(input, context),
   };

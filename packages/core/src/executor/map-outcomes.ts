@@ -34,6 +34,13 @@ export function mapOutcomes(
   return {
     specs: () => inner.specs(),
     preview: (call) => previewToolCall(inner, call),
+    // Wrapping never hides a call that waits for a person.
+    ...(typeof inner.approval === 'function'
+      ? {
+          approval: (call: ToolUseBlock) =>
+            (inner.approval as NonNullable<ToolExecutor['approval']>).call(inner, call),
+        }
+      : {}),
     execute: (calls, context) => mappedEvents(inner, calls, context, fn),
   };
 }

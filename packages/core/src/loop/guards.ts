@@ -1,12 +1,19 @@
 import { CancelledError, type Guard, GuardTrippedError } from '../errors.js';
 import { totalTokens, type Usage } from '../messages/usage.js';
 import type { Limits } from './limits.js';
+import type { HeldTurn, Interrupt } from './run-result.js';
 
 /** Why a run stopped before the model finished. */
 export type Stop =
   | { readonly status: 'cancelled'; readonly error: CancelledError }
   | { readonly status: 'guard'; readonly guard: Guard; readonly error: GuardTrippedError }
-  | { readonly status: 'error'; readonly error: Error };
+  | { readonly status: 'error'; readonly error: Error }
+  | {
+      readonly status: 'interrupted';
+      readonly error?: undefined;
+      readonly interrupts: readonly Interrupt[];
+      readonly held: HeldTurn;
+    };
 
 /** What the guards read of a run so far. */
 export interface RunProgress {

@@ -14,6 +14,7 @@ import {
 } from '../output/answer.js';
 import type { ResolvedOutput } from '../output/typed-output.js';
 import type { Span } from '../ports/tracer.js';
+import { planApprovals, runUntilInterrupt } from './approvals.js';
 import type { AgentEvent } from './run-result.js';
 import type { RunState } from './run-state.js';
 import { runToolBatch, type ToolBatchOutcome } from './tool-batch.js';
@@ -36,6 +37,10 @@ export async function* runTurnTools(
 ): AsyncGenerator<AgentEvent, ToolBatchOutcome, void> {
   const output = context.output;
   const finals = output?.tool ? answer.calls.filter((call) => call.name === output.name) : [];
+  if (finals.length === 0) {
+    const plan = await planApprovals(context.settings.tools, answer.calls);
+    if (plan) return yield* runUntilInterrupt(state, context, answer, plan, span);
+  }
   if (output === undefined || finals.length === 0)
     return yield* runToolBatch(answer.calls, toolBatchContext(state, context, span));
   const given = new Map<string, ToolResultBlock>();

@@ -1,15 +1,19 @@
 import type { CompactionEvent, CompactionRecord } from '../compaction/record.js';
 import type { Guard } from '../errors.js';
 import type { HistoryRepair } from '../messages/history.js';
-import type { Message, ToolUseBlock } from '../messages/message.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import type { OutputDelta } from '../output/deltas.js';
 import type { StopReason, StreamEvent } from '../ports/provider.js';
+import type { Permission } from '../ports/tool.js';
 import type { ToolOutcome } from '../ports/tool-executor.js';
 
 /** How a run ended. */
-export const RUN_STATUSES = ['completed', 'guard', 'cancelled', 'error'] as const;
-/** How a run ended: the model finished, a guard tripped, the caller cancelled, or it failed. */
+export const RUN_STATUSES = ['completed', 'guard', 'cancelled', 'error', 'interrupted'] as const;
+/**
+ * How a run ended: the model finished, a guard tripped, the caller cancelled, it failed, or it
+ * waits for a person (`interrupted`: see `RunResult.interrupts`).
+ */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The outcome of one run (one prompt, as many turns as it took). */
@@ -51,6 +55,40 @@ export interface RunResult {
    * absent without one, and when the run did not complete.
    */
   readonly output?: unknown;
+  /**
+   * The calls that wait for a person when `status` is `interrupted`, in the order of the turn:
+   * approve or deny each with `agent.resume({ decisions })`.
+   */
+  readonly interrupts?: readonly Interrupt[];
+  /**
+   * The turn an interrupt holds back (`status` `interrupted`): its assistant message and the
+   * results of the calls that ran. It is not in `messages` (which stays paired) until resumed.
+   */
+  readonly pendingTurn?: HeldTurn;
+}
+
+/** A tool call that waits for a person's decision. */
+export interface Interrupt {
+  /** The call's id: what a decision names. */
+  readonly callId: string;
+  /** The tool. */
+  readonly tool: string;
+  /** The arguments the model gave. */
+  readonly input: unknown;
+  /** The permission the tool declares. */
+  readonly permission?: Permission;
+  /** Why it waits, as the person reads it. */
+  readonly reason: string;
+  /** A signature binding a decision to this call (with an `approvalKey`); pass it back. */
+  readonly token?: string;
+}
+
+/** A turn held back by interrupts: what `resume` finishes. */
+export interface HeldTurn {
+  /** The assistant message whose calls are pending. */
+  readonly assistant: Message;
+  /** Results of the calls that ran before the run stopped. */
+  readonly results: readonly ToolResultBlock[];
 }
 
 /**

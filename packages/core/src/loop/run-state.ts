@@ -89,6 +89,13 @@ export class RunState implements RunProgress {
     this.#added.add(message.id);
   }
 
+  /** Takes the last message (`assistant`, its turn held back by an interrupt) out of the history. */
+  holdBack(assistant: Message): void {
+    if (this.history.at(-1) !== assistant) return;
+    this.history = markAppendOnly(this.history.slice(0, -1));
+    this.#added.delete(assistant.id);
+  }
+
   /** Takes the history a compaction rewrote, and its records. */
   compacted(history: readonly Message[] | undefined, records: readonly CompactionRecord[]): void {
     this.compactions.push(...records);
@@ -140,6 +147,9 @@ export class RunState implements RunProgress {
       repairs: this.repairs,
       compactions: this.compactions,
       ...(this.output === undefined ? {} : { output: this.output }),
+      ...(stop?.status === 'interrupted'
+        ? { interrupts: stop.interrupts, pendingTurn: stop.held }
+        : {}),
     };
   }
 

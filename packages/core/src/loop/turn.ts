@@ -131,6 +131,10 @@ export function takeResults(
   context: TurnContext,
   batch: ToolBatchOutcome,
 ): boolean {
+  if (state.stop?.status === 'interrupted') {
+    state.holdBack(state.stop.held.assistant);
+    return true;
+  }
   if (batch.results.length > 0)
     state.append({ id: newMessageId(), role: 'user', content: batch.results });
   if (!context.run.aborted) return false;

@@ -117,6 +117,14 @@ export interface ToolCallPreview {
  * policy, validation, timeouts and parallelism, and never throws for a tool's failure. Wrapping
  * executors that only change outcomes are one `mapOutcomes(inner, fn)`.
  */
+/** Why a call waits for a person's approval instead of running (see `ToolExecutor.approval`). */
+export interface ApprovalRequest {
+  /** Why, as the person reads it: `write_file needs approval`. */
+  readonly reason: string;
+  /** The permission the tool declares. */
+  readonly permission?: Permission;
+}
+
 export interface ToolExecutor {
   /** The tools to advertise to the model, in a stable order. */
   specs(): readonly ToolSpec[];
@@ -151,6 +159,15 @@ export interface ToolExecutor {
    * An unknown tool or bad arguments are answers, not throws. Optional: an executor without it
    * cannot be previewed.
    */
+  /**
+   * Whether `call` must wait for a person's approval before it runs (its tool's `needsApproval`):
+   * why, or undefined when it may run. Never runs the tool and never asks anyone. The loop asks
+   * before a turn's calls run and holds such calls back: the run ends `interrupted`, and
+   * `agent.resume({ decisions })` runs the approved ones (through `execute`, which does not ask
+   * again). A call with an unknown tool or bad arguments needs none (`execute` answers it).
+   * Optional: without it no call waits; a wrapping executor forwards it.
+   */
+  approval?(call: ToolUseBlock): Promise<ApprovalRequest | undefined>;
   preview?(call: ToolUseBlock): Promise<ToolCallPreview>;
 }
 

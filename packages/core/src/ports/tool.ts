@@ -42,6 +42,14 @@ export type ToolOutput =
   | string
   | { readonly content: readonly (TextBlock | ImageBlock)[]; readonly isError?: boolean };
 
+/**
+ * Decides from a call's validated arguments whether a person must approve it. Declared as a
+ * method so a `Tool<Input>` stays a `Tool<unknown>`, as its `run` does.
+ */
+export type ApprovalRule<Input> = {
+  rule(input: Input, context: { readonly callId: string }): boolean | Promise<boolean>;
+}['rule'];
+
 /** A tool the model can call. `@mh/tools`' `defineTool` and `@mh/mcp` produce these. */
 export interface Tool<Input = unknown> {
   /** Unique name matching `[a-zA-Z0-9_-]{1,64}`. */
@@ -62,6 +70,12 @@ export interface Tool<Input = unknown> {
    * does for `read` tools (others are served from the recording).
    */
   readonly deterministic?: boolean;
+  /**
+   * Whether a person must approve each call before it runs: `true`, or a function of the
+   * validated arguments. Such a call does not run: the run ends `interrupted` with the call in
+   * `result.interrupts`, and `agent.resume({ decisions })` runs it once approved.
+   */
+  readonly needsApproval?: boolean | ApprovalRule<Input>;
   /** Runs the tool. Throwing means the call failed; the model sees the message as an error result. */
   run(input: Input, context: ToolRunContext): Promise<ToolOutput>;
 }

@@ -1,4 +1,5 @@
 import {
+  type ApprovalRequest,
   mapOutcomes,
   previewToolCall,
   type ToolCallEvent,
@@ -70,6 +71,11 @@ export class RecordingToolExecutor implements ToolExecutor {
   /** The inner executor's preview (recording changes no decision). */
   preview(call: ToolUseBlock): Promise<ToolCallPreview> {
     return previewToolCall(this.#recording, call);
+  }
+
+  /** The inner executor's answer: recording never hides a call that waits for a person. */
+  approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    return this.#recording.approval?.(call) ?? Promise.resolve(undefined);
   }
 
   /** Runs the calls on the inner executor, recording each outcome as it ends. */

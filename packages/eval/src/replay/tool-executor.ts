@@ -1,4 +1,5 @@
 import {
+  type ApprovalRequest,
   previewToolCall,
   type ToolCallEvent,
   type ToolCallPreview,
@@ -99,6 +100,14 @@ export class ReplayToolExecutor implements ToolExecutor {
 
   specs(): readonly ToolSpec[] {
     return this.#inner.specs();
+  }
+
+  /**
+   * The inner executor's answer: a replay interrupts where the current tools would, so a call that
+   * now needs approval ends the replayed run as it would end a live one.
+   */
+  approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    return this.#inner.approval?.(call) ?? Promise.resolve(undefined);
   }
 
   /** The inner executor's preview: what the current tools and policy would do with `call`. */

@@ -29,12 +29,14 @@ export const SESSION_STATUSES = [
   'guard',
   'cancelled',
   'error',
+  'interrupted',
   'threw',
   'timeout',
   'factory-error',
 ] as const;
 /**
- * How a session ended: a run status of its last run, or `threw` (the agent threw instead of
+ * How a session ended: a run status of its last run (`interrupted`: it waits for a person's
+ * decision, which an eval never gives), or `threw` (the agent threw instead of
  * ending a run), `timeout` (the runner's `timeoutMs`), `factory-error` (no agent was built).
  */
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
