@@ -9,8 +9,8 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
   toolUsesOf,
-  ZERO_USAGE,
 } from '@mh/core';
+import { runWithoutTurns } from './agent-options.js';
 import { type ApprovalSubject, signApproval, verifyApproval } from './approval-token.js';
 
 /**
@@ -163,26 +163,11 @@ export function heldOfPending(pending: PendingTurn): HeldTurn {
 
 /** The result of a resume that stays interrupted (some waiting call has no decision). */
 export function stillInterrupted(
-  runId: string,
   history: readonly Message[],
   interrupts: readonly Interrupt[],
   held: HeldTurn,
 ): RunResult {
-  return {
-    runId,
-    status: 'interrupted',
-    text: '',
-    turns: 0,
-    usage: ZERO_USAGE,
-    costUsd: 0,
-    durationMs: 0,
-    messages: history,
-    newMessages: [],
-    repairs: [],
-    compactions: [],
-    interrupts,
-    pendingTurn: held,
-  };
+  return runWithoutTurns(history, { status: 'interrupted', interrupts, pendingTurn: held });
 }
 
 /** The text the model reads for a call a person denied. */

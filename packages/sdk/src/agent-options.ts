@@ -143,10 +143,19 @@ export const OPTION_KEYS: readonly string[] = [
 
 /** The result of a run that could not start (its prompt could not be committed). */
 export function failedBeforeStart(error: unknown, history: readonly Message[]): RunResult {
-  return {
-    runId: newMessageId('run'),
+  return runWithoutTurns(history, {
     status: 'error',
     error: error instanceof Error ? error : new HarnessError(String(error)),
+  });
+}
+
+/** The result of a run that made no model call: `fields` over an empty run on `history`. */
+export function runWithoutTurns(
+  history: readonly Message[],
+  fields: Partial<RunResult> & Pick<RunResult, 'status'>,
+): RunResult {
+  return {
+    runId: newMessageId('run'),
     text: '',
     turns: 0,
     usage: ZERO_USAGE,
@@ -156,6 +165,7 @@ export function failedBeforeStart(error: unknown, history: readonly Message[]): 
     newMessages: [],
     repairs: [],
     compactions: [],
+    ...fields,
   };
 }
 

@@ -4,7 +4,6 @@ import {
   HarnessError,
   type Message,
   messageText,
-  newMessageId,
   type ResolvedLoopSettings,
   type RunResult,
   type RunStatus,
@@ -240,12 +239,7 @@ async function* recover(
   });
   if ('waiting' in recovered) {
     const held = heldOfPending(pending);
-    const result = stillInterrupted(
-      newMessageId('run'),
-      conversation.history,
-      recovered.waiting,
-      held,
-    );
+    const result = stillInterrupted(conversation.history, recovered.waiting, held);
     return { interrupted: signed(result, run.key, place) };
   }
   conversation.held = undefined;
