@@ -19,7 +19,7 @@ afterEach(
 /** Serves `bodies[i]` as the i-th SSE response; keeps each request's JSON body. */
 async function serve(bodies: readonly string[]): Promise<{ url: string; requests: unknown[] }> {
   const requests: unknown[] = [];
-  server = createServer((request, response) => {
+  const listening = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => {
       body += String(chunk);
@@ -30,8 +30,9 @@ async function serve(bodies: readonly string[]): Promise<{ url: string; requests
       response.end(bodies[requests.length - 1] ?? bodies.at(-1));
     });
   });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server?.address() as AddressInfo).port}`, requests };
+  server = listening;
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`, requests };
 }
 
 const data = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
