@@ -46,8 +46,12 @@ describe('the SessionStore conformance suite on SQLite', () => {
     process.stderr.write(
       `[SQLite conformance with crashes] ${JSON.stringify(crashWriter.outcomes)} ${JSON.stringify(report)}\n`,
     );
-    // Most writes die before their COMMIT (nothing may show), some after it (all must show).
-    expect(crashWriter.outcomes.killedBefore).toBeGreaterThan(20);
+    // Most writes die before their COMMIT (nothing may show), some after it (all must show). A
+    // busy machine runs fewer sequences in the time limit: the share is what must hold (about
+    // 58% quiet and loaded alike), with a floor so a run that hardly crashed still fails.
+    const { killedBefore, killedAfter, finished } = crashWriter.outcomes;
+    expect(killedBefore).toBeGreaterThanOrEqual(10);
+    expect(killedBefore / (killedBefore + killedAfter + finished)).toBeGreaterThan(0.4);
     expect(crashWriter.outcomes.killedAfter + crashWriter.outcomes.finished).toBeGreaterThan(5);
   }, 240_000);
 });
