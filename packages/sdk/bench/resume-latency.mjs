@@ -9,7 +9,10 @@
 // (modules already imported) times, inside itself, from before opening the store to the end of
 // `resume`: open-store ms, resume ms (the approved call claimed, run, its result journaled, the
 // scripted model's immediate answer, the checkpoint), and their total. Median, p90 and min of
-// BENCH_SAMPLES (default 20). Process start-up and module loading are not counted.
+// BENCH_SAMPLES (default 20). Process start-up and module loading are not counted, except that
+// SQLite's open includes starting the store's worker thread and loading its modules there (the
+// first open in a process pays it; another open in the same process took 1–2 ms), while the
+// floor's better-sqlite3 is loaded in the main thread before its clock starts.
 //
 // Floor, in the same run and the same kind of child: raw better-sqlite3 (same pragmas) or raw
 // `pg` (one connection) on a minimal schema of its own (turns, pending_turns, pending_calls), doing
