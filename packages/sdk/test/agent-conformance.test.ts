@@ -37,10 +37,14 @@ function seedFor(ciSeed: number): { seed?: number } {
   return process.env.CI ? { seed: ciSeed } : {};
 }
 
-/** The Agent a user builds, with a listed model: compaction armed (tiny when asked), fencing on. */
+/**
+ * The Agent a user builds, with a listed model: compaction armed (tiny when asked), fencing on,
+ * `write` and `exec` granted so put_note, send_once and (once approved) approved_send really run.
+ */
 function createAgent({ contextWindow, ...parts }: AgentParts): Agent {
   return new Agent({
     model: 'claude-sonnet-4-5',
+    permissions: { grants: ['write', 'exec'] },
     ...parts,
     ...(contextWindow === undefined
       ? {}

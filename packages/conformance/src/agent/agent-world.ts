@@ -6,7 +6,12 @@ import type { SideEffectTools } from './side-effect-tools.js';
 export interface ConformanceAgent {
   run(prompt: string, options?: { readonly signal?: AbortSignal }): Promise<RunResult>;
   stream(prompt: string, options?: { readonly signal?: AbortSignal }): AsyncIterable<AgentEvent>;
-  resume(): Promise<RunResult | undefined>;
+  resume(options?: {
+    readonly decisions?: readonly (
+      | { readonly callId: string; readonly approve: true }
+      | { readonly callId: string; readonly approve: false; readonly message?: string }
+    )[];
+  }): Promise<RunResult | undefined>;
   reset(): Promise<void>;
   load(): Promise<readonly Message[]>;
   rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]>;
@@ -20,7 +25,7 @@ export interface ConformanceAgent {
 export interface AgentParts {
   /** The suite's deterministic model. */
   readonly provider: Provider;
-  /** read_note, put_note and send_once (see the README). */
+  /** read_note, put_note, send_once and approved_send (see the README). */
   readonly tools: Tool[];
   /** The session: the store under test and this sequence's session id. */
   readonly session: { readonly store: SessionStore; readonly id: string };

@@ -3,13 +3,16 @@ import type { ParseResult, Tool, ToolRunContext } from '@mh/core';
 
 /** The suite's three tools and what it counts of them. */
 export interface SideEffectTools {
-  /** read_note (read, idempotent), put_note (write, idempotent), send_once (exec, not idempotent). */
+  /**
+   * read_note (read, idempotent), put_note (write, idempotent), send_once (exec, not idempotent),
+   * and approved_send: send_once that needs a person's approval (it runs only when approved).
+   */
   readonly tools: Tool[];
   /** Resolves when a call with `hang: true` starts waiting (it ends only when aborted). */
   nextHang(): Promise<void>;
   /** Resolves when a call with `slow: true` starts (it answers 25 ms later). */
   nextSlow(): Promise<void>;
-  /** The ids of every send_once call that ran, as the side file holds them (one line each). */
+  /** The ids of every send_once and approved_send call that ran, as the side file holds them (one line each). */
   sent(): string[];
 }
 
@@ -53,7 +56,8 @@ export function sideEffectTools(sideFile: string): SideEffectTools {
       reached?.();
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    if (name === 'send_once') appendFileSync(sideFile, `${context.callId}\n`);
+    if (name === 'send_once' || name === 'approved_send')
+      appendFileSync(sideFile, `${context.callId}\n`);
     if (input.hang) {
       const reached = hanging;
       hanging = undefined;
@@ -71,12 +75,14 @@ export function sideEffectTools(sideFile: string): SideEffectTools {
     name: string,
     permission: Tool['permission'],
     idempotent: boolean,
+    needsApproval = false,
   ): Tool<NoteInput> => ({
     name,
     description: `${name}: a conformance-suite tool`,
     schema,
     permission,
     idempotent,
+    ...(needsApproval ? { needsApproval } : {}),
     run: (input, context) => run(name, input, context),
   });
   return {
@@ -84,6 +90,7 @@ export function sideEffectTools(sideFile: string): SideEffectTools {
       tool('read_note', 'read', true),
       tool('put_note', 'write', true),
       tool('send_once', 'exec', false),
+      tool('approved_send', 'exec', false, true),
     ] as Tool[],
     nextHang: () =>
       new Promise((resolve) => {

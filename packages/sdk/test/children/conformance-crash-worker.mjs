@@ -17,6 +17,7 @@ const agent = new Agent({
   provider: model,
   model: 'claude-sonnet-4-5',
   tools: sideEffectTools(job.sideFile).tools,
+  permissions: { grants: ['write', 'exec'] },
   session: { store, id: job.sessionId },
   ...(job.contextWindow === undefined
     ? {}
