@@ -95,9 +95,20 @@ export class EventRenderer {
         );
         this.#printedThisAttempt = false;
         break;
-      case 'history-repair':
-        this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));
+      case 'history-repair': {
+        // Finishing a held turn (calls approved or denied) is no repair: say what was done.
+        const resumed = event.repairs.find((repair) =>
+          repair.detail.startsWith('resumed a pending turn'),
+        );
+        this.#note(
+          this.#dim(
+            resumed && event.repairs.length === 1
+              ? `(${resumed.detail})`
+              : `(repaired the history: ${event.repairs.length} change(s))`,
+          ),
+        );
         break;
+      }
       case 'compaction':
         this.#note(this.#dim(compactionLine(event.record)));
         break;

@@ -52,6 +52,9 @@ describe('mh approvals without a terminal', { timeout: 60_000 }, () => {
     expect(approved.code).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe('hello');
     expect(approved.stdout).toContain('Successfully wrote');
+    expect(approved.stderr).toContain(
+      '(resumed a pending turn: 1 call(s) run, 1 decided by a person',
+    );
 
     const again = await runCli([...mcp, '--db', db, '--session', session, '--approve', callId]);
     expect(again.code).toBe(2);
