@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { Decision } from '@mh/sdk';
+import { decisionsOf } from './approvals.js';
 import { refuseListingConflicts } from './listing-conflicts.js';
 import { UsageError } from './usage-error.js';
 
@@ -41,6 +43,12 @@ export interface CliOptions {
   readonly record: string | undefined;
   /** `--replay FILE`: serve the run from a cassette and report drift. */
   readonly replay: string | undefined;
+  /**
+   * `--approve ID` and `--deny ID[=MESSAGE]`: answers to the session's calls waiting for
+   * approval, given when it resumes; `decisionFlags` maps each call id to the flag as typed.
+   */
+  readonly decisions: readonly Decision[];
+  readonly decisionFlags: ReadonlyMap<string, string>;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
 }
@@ -208,6 +216,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     if (values[flag] !== undefined && values[flag].trim() === '')
       throw new UsageError(`--${flag} expects a cassette file path`);
   }
+  const { decisions, flags: decisionFlags } = decisionsOf(values.approve ?? [], values.deny ?? []);
+  if (decisions.length > 0 && values.session === undefined)
+    throw new UsageError(
+      `${decisionFlags.values().next().value ?? '--approve'}: needs --db PATH --session ID (the session whose calls wait)`,
+    );
   const prompt = positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
   refuseListingConflicts(values, prompt);
@@ -236,6 +249,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     mcpTimeoutMs: positiveInteger('mcp-timeout-ms', values['mcp-timeout-ms']),
     record: values.record,
     replay: values.replay,
+    decisions,
+    decisionFlags,
     prompt,
   };
 }
@@ -297,6 +312,8 @@ function parse(argv: readonly string[]) {
       'mcp-timeout-ms': { type: 'string' },
       record: { type: 'string' },
       replay: { type: 'string' },
+      approve: { type: 'string', multiple: true },
+      deny: { type: 'string', multiple: true },
     },
   });
 }

@@ -233,7 +233,9 @@ export async function buildAgent(
       system: options.system,
       maxOutputTokens: options.maxOutputTokens,
       tools: cassetteTools(cassette, registry, options.grants),
-      permissions: { grants: options.grants },
+      // A write or exec call not granted waits for the person (asked at a terminal, else the run
+      // ends with it waiting: --approve/--deny answer it later) instead of being refused.
+      permissions: { grants: options.grants, onAsk: 'interrupt' },
       limits: { maxTurns: options.maxTurns, timeoutMs: options.timeoutMs },
       compaction: !options.compaction
         ? false

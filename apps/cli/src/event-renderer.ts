@@ -1,5 +1,6 @@
 import type { AgentEvent, CompactionRecord, RunResult } from '@mh/sdk';
 import { toolResultText, unfenceUntrusted } from '@mh/sdk';
+import { APPROVAL_EXIT_CODE } from './approvals.js';
 import { conflictMessage } from './conflict-message.js';
 
 /** Where output goes; streams in production, buffers in tests. */
@@ -94,9 +95,20 @@ export class EventRenderer {
         );
         this.#printedThisAttempt = false;
         break;
-      case 'history-repair':
-        this.#note(this.#dim(`(repaired the history: ${event.repairs.length} change(s))`));
+      case 'history-repair': {
+        // Finishing a held turn (calls approved or denied) is no repair: say what was done.
+        const resumed = event.repairs.find((repair) =>
+          repair.detail.startsWith('resumed a pending turn'),
+        );
+        this.#note(
+          this.#dim(
+            resumed && event.repairs.length === 1
+              ? `(${resumed.detail})`
+              : `(repaired the history: ${event.repairs.length} change(s))`,
+          ),
+        );
         break;
+      }
       case 'compaction':
         this.#note(this.#dim(compactionLine(event.record)));
         break;
@@ -122,6 +134,8 @@ export class EventRenderer {
       this.#note(
         this.#red(conflict ? `mh: ${conflict}` : `error: ${result.error?.message ?? 'unknown'}`),
       );
+    } else if (result.status === 'interrupted') {
+      // The waiting calls are asked about, or listed, by the REPL.
     } else if (result.text === '' && result.newMessages.length <= 1)
       this.#note(this.#dim('(the model returned an empty answer)'));
   }
@@ -146,6 +160,7 @@ export function exitCodeOf(result: RunResult): number {
   if (isCutOff(result)) return CUT_OFF_EXIT_CODE;
   if (result.status === 'completed') return 0;
   if (result.status === 'cancelled') return 130;
+  if (result.status === 'interrupted') return APPROVAL_EXIT_CODE;
   return 1;
 }
 
@@ -170,6 +185,8 @@ export function compactionLine(record: CompactionRecord): string {
  * answered, so it counts as less bad than any other failure; the others keep their numeric order.
  */
 export function worseExitCode(a: number, b: number): number {
-  const rank = (code: number): number => (code === CUT_OFF_EXIT_CODE ? 0.5 : code);
+  // A cut-off answer, then calls waiting for approval, count for less than any failure.
+  const rank = (code: number): number =>
+    code === CUT_OFF_EXIT_CODE ? 0.5 : code === APPROVAL_EXIT_CODE ? 0.75 : code;
   return rank(b) > rank(a) ? b : a;
 }

@@ -29,7 +29,10 @@ Agent:
                           Accepted: 1000 to 10000000.
   --no-compaction         never trim or summarise the history (excludes --context-window)
   --root DIR              folder the workspace tools may read (default: current folder)
-  --grant PERM            allow tools that need PERM without asking: write or exec (repeatable)
+  --grant PERM            allow tools that need PERM without asking: write or exec (repeatable).
+                          Otherwise such a call waits for approval: at a terminal mh asks
+                          allow TOOL {"arg":…}? [y/N/a(lways)] (a: allow that tool for the rest
+                          of this mh); piped or one-shot, the run ends with the calls waiting (exit 5)
   --fake-delay-ms N       pause between the fake model's stream chunks, to watch streaming (default 0)
 
 Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, crash-safe):
@@ -42,6 +45,9 @@ Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, c
                           over). PostgreSQL sessions, shared across machines, take no lock: there
                           the store's conflict errors stop a second writer
   --list-sessions         list the sessions in --db (id, turns, updated, branch, title) and exit
+  --approve CALL_ID       approve a call of --session that waits for approval, and resume (repeatable)
+  --deny CALL_ID[=MSG]    refuse it; the model reads MSG (repeatable). A waiting call survives the
+                          exit: mh --db PATH --session ID asks again at a terminal, or lists it
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
 MCP servers (their tools join the built-in ones, named SERVER__TOOL; so NAME has no '__'):
@@ -80,13 +86,14 @@ REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line (or its
   --session is in use by another mh),
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
-  but incomplete), 130 interrupted, 143 (SIGTERM) or 129 (SIGHUP) terminated: as for Ctrl-C,
-  the answer under way is cancelled and recorded first.
+  but incomplete), 5 tool calls wait for approval (listed on stderr with the --approve/--deny
+  command line that answers them), 130 interrupted, 143 (SIGTERM) or 129 (SIGHUP) terminated:
+  as for Ctrl-C, the answer under way is cancelled and recorded first.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
   exits with the worst code of its lines and of the resume at start (with --session, a turn a
   crash interrupted is finished first): a refused /command counts as 2, a line cancelled by
-  Ctrl-C as 130, a cut-off answer (4) only when nothing did worse. A terminal REPL exits 0 at
-  /exit or the end of input (Ctrl-D), and 130 on a second Ctrl-C.
+  Ctrl-C as 130; waiting calls (5), then a cut-off answer (4), only when nothing did worse.
+  A terminal REPL exits 0 at /exit or the end of input (Ctrl-D), and 130 on a second Ctrl-C.
 `;
 
 /** What `/help` prints in the REPL: its commands, briefly; the flags are `mh --help`'s. */

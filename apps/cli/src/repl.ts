@@ -1,5 +1,6 @@
-import type { Agent, AgentEvent, RunResult, SessionStore } from '@mh/sdk';
+import type { Agent, AgentEvent, Decision, RunResult, SessionStore } from '@mh/sdk';
 import { ConfigError } from '@mh/sdk';
+import { type Ask, askDecisions, waitingNotice } from './approvals.js';
 import { conflictMessage } from './conflict-message.js';
 import { EventRenderer, exitCodeOf, type Output } from './event-renderer.js';
 import { REPL_HELP } from './help.js';
@@ -25,6 +26,13 @@ export class Repl {
 
   readonly #afterRun: (() => void) | undefined;
 
+  /** Asks at the terminal about calls that wait for approval; without it mh says how to answer. */
+  #ask: Ask | undefined;
+  /** `--db X --session S`: how a later mh answers waiting calls; undefined without a session. */
+  #resumeFlags: string | undefined;
+  /** Tools the person allowed for the rest of this mh (`a` at the prompt). */
+  readonly #always = new Set<string>();
+
   constructor(
     agent: Agent,
     output: Output,
@@ -47,6 +55,16 @@ export class Repl {
     this.#batch = true;
   }
 
+  /**
+   * How calls waiting for approval are answered: `ask` asks at the terminal (y/N/a); without it
+   * mh prints them with `mh RESUME --approve ID` (`resumeFlags`, with a session) and the run's
+   * exit code is `APPROVAL_EXIT_CODE`.
+   */
+  approvals(ask: Ask | undefined, resumeFlags: string | undefined): void {
+    this.#ask = ask;
+    this.#resumeFlags = resumeFlags;
+  }
+
   /** Handles one Ctrl-C (SIGINT). */
   interrupt(): void {
     this.#interrupts++;
@@ -66,9 +84,14 @@ export class Repl {
     }
   }
 
-  /** Finishes what a crash interrupted, streaming it; resolves with an exit code (0: nothing to do). */
-  async resume(): Promise<number> {
-    return this.#drive(this.#agent.resumeStream.bind(this.#agent));
+  /**
+   * Finishes what a crash interrupted, or the calls that wait for approval (answered by
+   * `decisions`, else asked about), streaming it; resolves with an exit code (0: nothing to do).
+   */
+  async resume(decisions?: readonly Decision[]): Promise<number> {
+    return this.#drive((options) =>
+      this.#agent.resumeStream(decisions ? { ...options, decisions } : options),
+    );
   }
 
   /** Answers one prompt, streaming it; resolves with the run's exit code. */
@@ -110,7 +133,26 @@ export class Repl {
       if (this.#stopCode !== undefined) this.#exit(this.#stopCode);
     }
     if (result) this.#afterRun?.();
+    if (result?.status === 'interrupted' && result.interrupts) return this.#waiting(result);
     return result ? exitCodeOf(result) : 0;
+  }
+
+  /**
+   * A run ended with calls waiting for approval: at a terminal, ask about each and resume with
+   * the answers; otherwise print them and how to answer them later.
+   */
+  async #waiting(result: RunResult): Promise<number> {
+    const interrupts = result.interrupts ?? [];
+    const ask = this.#ask;
+    if (ask === undefined) {
+      this.#output.err.write(waitingNotice(interrupts, this.#resumeFlags));
+      return exitCodeOf(result);
+    }
+    const note = (text: string): void => {
+      this.#output.err.write(text);
+    };
+    const decisions = await askDecisions(interrupts, ask, this.#always, note);
+    return this.resume(decisions);
   }
 
   /** Handles a REPL line: a command, a prompt, or nothing. Returns the run's exit code, or `exit`. */

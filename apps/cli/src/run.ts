@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import type { Interface } from 'node:readline';
 import { createInterface } from 'node:readline';
 import type { Cassette } from '@mh/eval';
-import type { SessionStore, ToolRegistry } from '@mh/sdk';
+import { ConfigError, type SessionStore, type ToolRegistry } from '@mh/sdk';
+import type { Ask } from './approvals.js';
 import type { CliOptions } from './args.js';
 import {
   buildAgent,
@@ -140,6 +142,15 @@ async function runAgent(
   const repl = new Repl(agent, output, (code) => process.exit(code), store, printTrace);
   const interactive = Boolean(process.stdin.isTTY);
   if (options.prompt === undefined && !interactive) repl.batch();
+  // At a terminal, calls waiting for approval are asked about on the REPL's own line reader.
+  const lines = interactive
+    ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
+    : undefined;
+  lines?.on('SIGINT', () => repl.interrupt());
+  repl.approvals(
+    lines ? askOn(lines) : undefined,
+    store ? `--db ${shownDb(options.db ?? '')} --session ${options.session}` : undefined,
+  );
   process.on('SIGINT', () => repl.interrupt());
   // `kill PID` and a closed terminal cancel the answer as Ctrl-C does (recorded, so a resume does
   // not answer it again), then exit 128 + the signal's number.
@@ -162,8 +173,8 @@ async function runAgent(
     process.stderr.write(
       `(session ${where?.id}, branch ${where?.branch}: ${history.length} message(s); resume with --db ${shownDb(options.db ?? '')} --session ${where?.id})\n`,
     );
-    // A turn a crash interrupted is finished before anything else.
-    const resumed = await repl.resume();
+    // A turn a crash interrupted, or calls waiting for approval, are finished before anything else.
+    const resumed = await resumeWith(repl, options);
     // A resumed turn cut off at the output limit still ended; only a failed one stops the prompt.
     if (resumed !== 0 && resumed !== CUT_OFF_EXIT_CODE && options.prompt !== undefined)
       return resumed;
@@ -171,27 +182,65 @@ async function runAgent(
     if (resumed !== 130) worst = worseExitCode(worst, resumed);
   }
 
-  if (options.prompt !== undefined) return worseExitCode(worst, await repl.ask(options.prompt));
+  if (options.prompt !== undefined) {
+    try {
+      return worseExitCode(worst, await repl.ask(options.prompt));
+    } finally {
+      lines?.close();
+    }
+  }
 
-  const lines = createInterface({
-    input: process.stdin,
-    output: interactive ? process.stdout : undefined,
-    terminal: interactive,
-  });
-  lines.on('SIGINT', () => repl.interrupt());
+  const reader =
+    lines ?? createInterface({ input: process.stdin, output: undefined, terminal: false });
+  if (!lines) reader.on('SIGINT', () => repl.interrupt());
   if (interactive) {
     process.stderr.write(replGreeting(options, cassette));
-    lines.setPrompt('> ');
-    lines.prompt();
+    reader.setPrompt('> ');
+    reader.prompt();
   }
-  for await (const line of lines) {
+  for await (const line of reader) {
     const code = await repl.line(line);
     if (code === 'exit') break;
     // A cancelled line (130) was not answered: a script must see that, as it sees a failure.
     worst = worseExitCode(worst, code);
-    if (interactive) lines.prompt();
+    if (interactive) reader.prompt();
   }
-  lines.close();
+  reader.close();
   // Piped prompts report the worst outcome, so a script can tell that a run failed.
   return interactive ? 0 : worst;
+}
+
+/** Asks one question on `lines`; the end of input (Ctrl-D) answers with an empty line (no). */
+function askOn(lines: Interface): Ask {
+  return (question) =>
+    new Promise((resolve) => {
+      const closed = (): void => resolve('');
+      lines.once('close', closed);
+      lines.question(question, (answer) => {
+        lines.off('close', closed);
+        resolve(answer);
+      });
+    });
+}
+
+/**
+ * The resume at start, with `--approve`/`--deny` as its decisions. A decision the session does
+ * not wait for is a usage error naming the flag as typed.
+ */
+async function resumeWith(repl: Repl, options: CliOptions): Promise<number> {
+  if (options.decisions.length === 0) return repl.resume();
+  try {
+    return await repl.resume(options.decisions);
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    const id = [...options.decisionFlags.keys()].find((callId) =>
+      error.message.includes(`id ${callId}`),
+    );
+    const flag = id === undefined ? undefined : options.decisionFlags.get(id);
+    throw new UsageError(
+      flag === undefined
+        ? `${options.decisionFlags.values().next().value}: ${error.message.slice(`${error.field}: `.length)}`
+        : `${flag}: no call of session ${options.session} waits for approval with this id (unknown, or already decided)`,
+    );
+  }
 }

@@ -33,6 +33,12 @@ export interface AgentPermissions {
   readonly approve?: ApproveCallback;
   /** A policy replacing the default one (grants and approve are then ignored). */
   readonly policy?: PermissionPolicy;
+  /**
+   * A call the policy would ask about, with no `approve` to ask: `'deny'` (the default) refuses
+   * it; `'interrupt'` ends the run `interrupted` with the call waiting in `result.interrupts`
+   * (reason `write_file needs the write permission`), for `agent.resume({ decisions })`.
+   */
+  readonly onAsk?: 'deny' | 'interrupt';
 }
 
 /** Configuration of an `Agent`. */
@@ -216,8 +222,14 @@ export function checkPermissions(permissions: AgentPermissions | undefined): Age
   if (typeof permissions !== 'object' || permissions === null) {
     throw new ConfigError('permissions', 'expected an object');
   }
-  assertOptions(permissions, ['grants', 'approve', 'policy'], 'permissions');
-  const { grants, approve, policy } = permissions;
+  assertOptions(permissions, ['grants', 'approve', 'policy', 'onAsk'], 'permissions');
+  const { grants, approve, policy, onAsk } = permissions;
+  if (onAsk !== undefined && onAsk !== 'deny' && onAsk !== 'interrupt') {
+    throw new ConfigError('permissions.onAsk', "expected 'deny' or 'interrupt'");
+  }
+  if (onAsk === 'interrupt' && approve !== undefined) {
+    throw new ConfigError('permissions.onAsk', "give either approve or onAsk: 'interrupt'");
+  }
   if (
     grants !== undefined &&
     (!Array.isArray(grants) || grants.some((grant) => !GRANTABLE.has(grant)))
@@ -277,6 +289,7 @@ export function buildExecutor(options: AgentOptions): AgentTools {
     policy: permissions.policy,
     grants: permissions.grants,
     approve: permissions.approve,
+    ...(permissions.onAsk !== undefined ? { onAsk: permissions.onAsk } : {}),
   });
   const mayRepeat = (name: string): boolean => {
     const tool = registry.get(name);

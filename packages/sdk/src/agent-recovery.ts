@@ -115,7 +115,11 @@ export async function* recoverTurn(
   if (toRun.length > 0 && deps.executor) {
     const hooks = deps.hooks;
     const signal = deps.signal ?? new AbortController().signal;
-    for await (const item of deps.executor.execute(toRun, { signal })) {
+    // Approved calls run without the policy asking again (see `ToolExecutionContext.approved`).
+    const approved = new Set(
+      [...deps.decisions].flatMap(([callId, placed]) => (placed.decision.approve ? [callId] : [])),
+    );
+    for await (const item of deps.executor.execute(toRun, { signal, approved })) {
       for (const event of toolCallEvents(item, deps.executor)) {
         if (event.type === 'tool-start') {
           yield { type: 'tool-execution-start', call: event.call };

@@ -342,3 +342,60 @@ describe('signed approvals (approvalKey)', () => {
     expect(runs).toEqual([]);
   });
 });
+
+describe("permissions.onAsk: 'interrupt'", () => {
+  const plainWrite = defineTool({
+    name: 'write_file',
+    description: 'Writes a file',
+    input: z.object({ path: z.string(), text: z.string() }),
+    permission: 'write',
+    run: async (input) => {
+      runs.push({ tool: 'write_file', input });
+      return `wrote ${input.path}`;
+    },
+  });
+  const asking = (provider: ScriptedProvider, extra: Partial<AgentOptions> = {}): Agent =>
+    new Agent({
+      provider,
+      model: 'm',
+      tools: [plainWrite, readFile],
+      permissions: { onAsk: 'interrupt' },
+      ...extra,
+    });
+
+  it('interrupts an ungranted write instead of denying it, and runs it once approved', async () => {
+    const mh = asking(new ScriptedProvider(script([write('c1')])));
+    const first = await mh.run('Write notes.md');
+    expect(first.status).toBe('interrupted');
+    expect(first.interrupts?.[0]?.reason).toBe('write_file needs the write permission');
+    expect(runs).toEqual([]);
+    const resumed = await mh.resume({ decisions: [{ callId: 'c1', approve: true }] });
+    expect(resumed?.status).toBe('completed');
+    expect(lastResults(resumed as RunResult)[0]).toContain('wrote notes.md');
+    expect(runs).toHaveLength(1);
+  });
+
+  it('runs an approved call from a session in a new agent', async () => {
+    const options = { session: { store, id: 'ask-1' } };
+    await asking(new ScriptedProvider(script([write('c1')])), options).run('Write');
+    const after = asking(new ScriptedProvider([{ text: 'done' }]), options);
+    const resumed = await after.resume({ decisions: [{ callId: 'c1', approve: true }] });
+    expect(resumed?.status).toBe('completed');
+    expect(runs).toHaveLength(1);
+  });
+
+  it("still denies by default ('deny')", async () => {
+    const mh = asking(new ScriptedProvider(script([write('c1')])), { permissions: {} });
+    const result = await mh.run('Write notes.md');
+    expect(result.status).toBe('completed');
+    expect(runs).toEqual([]);
+  });
+
+  it('rejects onAsk with approve', () => {
+    expect(() =>
+      asking(new ScriptedProvider([]), {
+        permissions: { onAsk: 'interrupt', approve: () => true },
+      }),
+    ).toThrow(ConfigError);
+  });
+});

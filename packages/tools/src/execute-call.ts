@@ -43,13 +43,14 @@ export interface CallSettings {
 
 /**
  * Answers one call: look-up, argument checks, policy, then runs (with a timeout per attempt and
- * retries for idempotent tools on transient errors). Every failure becomes an `isError` outcome;
- * this never throws.
+ * retries for idempotent tools on transient errors). `approved` (a person said yes to this call)
+ * skips the policy. Every failure becomes an `isError` outcome; this never throws.
  */
 export async function executeCall(
   call: ToolUseBlock,
   signal: AbortSignal,
   settings: CallSettings,
+  approved = false,
 ): Promise<ToolOutcome> {
   const { clock } = settings;
   const startedAt = clock.now();
@@ -82,7 +83,10 @@ export async function executeCall(
   const admitted = admitCall(call, settings.registry);
   if (!admitted.ok) return fail(admitted.status, admitted.text, 0, admitted.tool);
   const { tool, input } = admitted;
-  const decision = await checkPolicy(settings.policy, tool, input, call.id, signal);
+  // A person already approved this call (it waited for them): the policy is not asked again.
+  const decision: PermissionDecision = approved
+    ? { allow: true }
+    : await checkPolicy(settings.policy, tool, input, call.id, signal);
   if (signal.aborted) return fail('cancelled', `Cancelled: ${tool.name} did not run.`, 0, tool);
   if (!decision.allow) {
     const denial = new PermissionDeniedError(tool.name, tool.permission, decision.reason);

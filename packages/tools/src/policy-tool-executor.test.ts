@@ -565,3 +565,64 @@ function echoDefinition(): ToolDefinition<z.ZodObject<{ text: z.ZodString }>> {
     run: ({ text }) => text,
   };
 }
+
+describe("PolicyToolExecutor onAsk: 'interrupt'", () => {
+  const log: string[] = [];
+  const write = recordingTool('write_file', 'write', 0, log);
+
+  it("makes an ungranted write call wait, naming the permission, where 'deny' refuses it", async () => {
+    const waiting = new PolicyToolExecutor({ tools: [write, echo], onAsk: 'interrupt' });
+    expect(await waiting.approval(call('write_file'))).toEqual({
+      reason: 'write_file needs the write permission',
+      permission: 'write',
+    });
+    expect(await waiting.approval(call('echo', { text: 'hi' }))).toBeUndefined();
+    const denying = new PolicyToolExecutor({ tools: [write] });
+    expect(await denying.approval(call('write_file'))).toBeUndefined();
+  });
+
+  it('lets a granted call run without waiting', async () => {
+    const executor = new PolicyToolExecutor({
+      tools: [write],
+      grants: ['write'],
+      onAsk: 'interrupt',
+    });
+    expect(await executor.approval(call('write_file'))).toBeUndefined();
+  });
+
+  it('runs an approved call (context.approved) and refuses the same call unapproved', async () => {
+    log.length = 0;
+    const executor = new PolicyToolExecutor({ tools: [write], onAsk: 'interrupt' });
+    const [refused] = await execute(executor, [call('write_file')]);
+    expect(refused?.status).toBe('denied');
+    expect(log).toEqual([]);
+    const signal = new AbortController().signal;
+    const approved = new Set(['call_write_file']);
+    const [ran] = await collectOutcomes(
+      executor.execute([call('write_file')], { signal, approved }),
+    );
+    expect(ran?.status).toBe('ok');
+    expect(log).toEqual(['start write_file', 'end write_file']);
+  });
+
+  it('asks a custom policy whose preview answers ask', async () => {
+    const executor = new PolicyToolExecutor({
+      tools: [echo],
+      policy: { check: () => ({ allow: false, reason: 'no' }), preview: () => 'ask' },
+      onAsk: 'interrupt',
+    });
+    expect((await executor.approval(call('echo', { text: 'x' })))?.reason).toBe(
+      'echo needs the read permission',
+    );
+  });
+
+  it('rejects a bad onAsk, and onAsk interrupt together with approve', () => {
+    const bad = { tools: [echo], onAsk: 'later' } as unknown as PolicyToolExecutorOptions;
+    expect(fieldOf(() => new PolicyToolExecutor(bad))).toBe('onAsk');
+    expect(
+      fieldOf(
+        () => new PolicyToolExecutor({ tools: [echo], approve: () => true, onAsk: 'interrupt' }),
+      ),
+    ).toBe('onAsk');
+  });
+});

@@ -24,12 +24,16 @@ import { resolveToolRetry, type ToolRetryOptions } from './tool-retry.js';
 /** The default cap on a result's text, in characters. */
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
 
+/** The `approve` of the default policy under `onAsk: 'interrupt'`: an unapproved call is refused. */
+const refuseUnapproved: ApproveCallback = () => false;
+
 const EXECUTOR_OPTION_KEYS: readonly string[] = [
   'registry',
   'tools',
   'policy',
   'grants',
   'approve',
+  'onAsk',
   'maxResultChars',
   'retry',
   'clock',
@@ -47,6 +51,14 @@ export interface PolicyToolExecutorOptions {
   readonly grants?: readonly Permission[];
   /** For the default policy: asked about calls whose permission is not granted. */
   readonly approve?: ApproveCallback;
+  /**
+   * What a call the policy would ask about (its `preview` answers `'ask'`; with the default
+   * policy, a `write` or `exec` call not granted) does when no `approve` callback answers:
+   * `'deny'` (the default) refuses it; `'interrupt'` makes it wait for a person (`approval` says
+   * why, e.g. `write_file needs the write permission`), so the run ends `interrupted` and
+   * `agent.resume({ decisions })` runs or refuses it. Not with `approve`.
+   */
+  readonly onAsk?: 'deny' | 'interrupt';
   /** Cap on a result's text in characters (default 50,000); head and tail are kept. */
   readonly maxResultChars?: number;
   /** Retries of idempotent tools on transient errors. */
@@ -77,6 +89,7 @@ export interface PolicyToolExecutorOptions {
 export class PolicyToolExecutor implements ToolExecutor {
   readonly #registry: ToolRegistry;
   readonly #settings: CallSettings;
+  readonly #interruptOnAsk: boolean;
 
   /** Creates an executor. Throws `ConfigError` naming the bad option. */
   constructor(options: PolicyToolExecutorOptions) {
@@ -102,6 +115,14 @@ export class PolicyToolExecutor implements ToolExecutor {
     if (options.policy !== undefined && typeof options.policy?.check !== 'function') {
       throw new ConfigError('policy', 'expected a PermissionPolicy with a check(request) method');
     }
+    const onAsk = options.onAsk ?? 'deny';
+    if (onAsk !== 'deny' && onAsk !== 'interrupt') {
+      throw new ConfigError('onAsk', `expected 'deny' or 'interrupt', got ${String(onAsk)}`);
+    }
+    if (onAsk === 'interrupt' && options.approve !== undefined) {
+      throw new ConfigError('onAsk', "give either approve or onAsk: 'interrupt', not both");
+    }
+    this.#interruptOnAsk = onAsk === 'interrupt';
     const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
     if (!Number.isInteger(maxResultChars) || maxResultChars < 1) {
       throw new ConfigError('maxResultChars', `expected an integer >= 1, got ${maxResultChars}`);
@@ -111,7 +132,12 @@ export class PolicyToolExecutor implements ToolExecutor {
       registry: this.#registry,
       policy:
         options.policy ??
-        defaultPermissionPolicy({ grants: options.grants, approve: options.approve }),
+        defaultPermissionPolicy({
+          grants: options.grants,
+          // With 'interrupt' the policy asks (its preview says 'ask'); `approval` turns that into
+          // a wait, and a call that reached `check` unapproved is refused.
+          approve: this.#interruptOnAsk ? refuseUnapproved : options.approve,
+        }),
       maxResultChars,
       maxAttempts,
       backoff,
@@ -141,24 +167,45 @@ export class PolicyToolExecutor implements ToolExecutor {
   }
 
   /**
-   * Why `call` waits for a person: its tool's `needsApproval` holds for its parsed arguments. An
-   * unknown tool or bad arguments need none (`execute` answers them). A `needsApproval` function
-   * that throws counts as needing approval (the safe side), its message in the reason.
+   * Why `call` waits for a person: its tool's `needsApproval` holds for its parsed arguments, or
+   * (with `onAsk: 'interrupt'`) the policy's `preview` answers `'ask'`. An unknown tool or bad
+   * arguments need none (`execute` answers them). A `needsApproval` function that throws counts
+   * as needing approval (the safe side), its message in the reason.
    */
   async approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
     const admitted = admitCall(call, this.#registry);
     if (!admitted.ok) return undefined;
     const { tool, input } = admitted;
     const rule = tool.needsApproval;
-    if (rule === undefined || rule === false) return undefined;
+    if (rule === undefined || rule === false) return this.#askApproval(call, tool, input);
     const permission = tool.permission;
     if (rule === true) return { reason: `${tool.name} needs approval`, permission };
     try {
-      if (!(await rule(input, { callId: call.id }))) return undefined;
+      if (!(await rule(input, { callId: call.id }))) return this.#askApproval(call, tool, input);
       return { reason: `${tool.name} needs approval`, permission };
     } catch (error) {
       return { reason: thrownText(`${tool.name}'s needsApproval`, error), permission };
     }
+  }
+
+  /** With `onAsk: 'interrupt'`, a wait for a call the policy would ask about. */
+  async #askApproval(
+    call: ToolUseBlock,
+    tool: Tool,
+    input: unknown,
+  ): Promise<ApprovalRequest | undefined> {
+    const policy = this.#settings.policy;
+    if (!this.#interruptOnAsk || typeof policy.preview !== 'function') return undefined;
+    const permission = tool.permission;
+    const request = { toolName: tool.name, permission, input, callId: call.id };
+    let answer: Awaited<ReturnType<NonNullable<PermissionPolicy['preview']>>>;
+    try {
+      answer = await policy.preview(request);
+    } catch {
+      return undefined; // `execute` denies it, with the policy's failure as the reason.
+    }
+    if (answer !== 'ask') return undefined;
+    return { reason: `${tool.name} needs the ${permission} permission`, permission };
   }
 
   /**
@@ -167,7 +214,8 @@ export class PolicyToolExecutor implements ToolExecutor {
    * the look-up, argument checks and permission policy come after the start, with the run, once
    * the consumer pulls again; then the group's `tool-end`s in completion order. Once
    * `context.signal` aborts it starts no more calls, stops waiting and yields nothing more (the
-   * loop answers the rest). It throws only when `context.scope` throws, never for a tool's failure.
+   * loop answers the rest). Calls in `context.approved` skip the permission policy (a person
+   * approved them). It throws only when `context.scope` throws, never for a tool's failure.
    */
   async *execute(
     calls: readonly ToolUseBlock[],
@@ -182,7 +230,7 @@ export class PolicyToolExecutor implements ToolExecutor {
       if (index > 0) await new Promise((resolve) => setImmediate(resolve));
       if (signal.aborted) return;
       yield* parallelCallEvents(batch, context, (call) =>
-        executeCall(call, signal, this.#settings),
+        executeCall(call, signal, this.#settings, context.approved?.has(call.id) === true),
       );
     }
   }

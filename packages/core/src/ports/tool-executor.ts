@@ -68,6 +68,14 @@ export interface ToolExecutionContext {
    * never waits and never calls the loop's hooks; durability hangs on `tool-start` alone.
    */
   readonly scope?: <T>(call: ToolUseBlock, run: () => T) => T;
+  /**
+   * Ids of calls a person approved (`agent.resume({ decisions })`): they waited because
+   * `ToolExecutor.approval` said so, and the approval is the answer, so the executor runs them
+   * without asking its permission policy again (a policy that would ask, or deny for want of
+   * someone to ask, must not undo the person's yes). Look-up and argument checks still apply.
+   * Absent for an ordinary turn.
+   */
+  readonly approved?: ReadonlySet<string>;
 }
 
 /**
