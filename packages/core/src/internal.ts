@@ -8,6 +8,7 @@
 export { type ResolvedCompaction, resolveCompaction } from './compaction/options.js';
 export { parallelCallEvents } from './executor/parallel-calls.js';
 export { toolCallEvents } from './executor/tool-call-events.js';
+export { interruptOf } from './loop/approvals.js';
 export { assertTimerMs, MAX_TIMEOUT_MS, validateLimits } from './loop/limits.js';
 export { checkSampling } from './loop/options.js';
 export { interruptedResultText } from './messages/history.js';

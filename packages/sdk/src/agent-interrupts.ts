@@ -10,6 +10,7 @@ import {
   type ToolUseBlock,
   toolUsesOf,
 } from '@mh/core';
+import { assertOptions, interruptOf } from '@mh/core/internal';
 import { runWithoutTurns } from './agent-options.js';
 import { type ApprovalSubject, signApproval, verifyApproval } from './approval-token.js';
 
@@ -39,7 +40,7 @@ export interface PlacedDecision {
   readonly field: string;
 }
 
-const DECISION_KEYS = new Set(['callId', 'approve', 'input', 'message', 'token']);
+const DECISION_KEYS = ['callId', 'approve', 'input', 'message', 'token'];
 
 /** Checks `decisions` (a `ConfigError` names the field) and indexes them by call id. */
 export function checkDecisions(decisions: unknown): ReadonlyMap<string, PlacedDecision> {
@@ -51,8 +52,7 @@ export function checkDecisions(decisions: unknown): ReadonlyMap<string, PlacedDe
     const field = `options.decisions[${index}]`;
     if (decision === null || typeof decision !== 'object' || Array.isArray(decision))
       throw new ConfigError(field, 'expected { callId, approve, … }');
-    for (const key of Object.keys(decision))
-      if (!DECISION_KEYS.has(key)) throw new ConfigError(`${field}.${key}`, 'unknown option');
+    assertOptions(decision, DECISION_KEYS, field);
     const { callId, approve, message, token } = decision as Record<string, unknown>;
     if (typeof callId !== 'string' || callId === '')
       throw new ConfigError(`${field}.callId`, 'expected the id of a waiting call');
@@ -129,13 +129,7 @@ export async function waitingCalls(
     if (decided.has(call.id)) continue;
     const request = await executor.approval(call);
     if (request === undefined) continue;
-    waiting.push({
-      callId: call.id,
-      tool: call.name,
-      input: call.input,
-      permission: request.permission,
-      reason: request.reason,
-    });
+    waiting.push(interruptOf(call, request));
   }
   return waiting;
 }

@@ -173,10 +173,13 @@ export class PolicyToolExecutor implements ToolExecutor {
    * as needing approval (the safe side), its message in the reason.
    */
   async approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    // The loop asks for every call: a tool that can never wait is answered before its arguments
+    // are parsed (`execute` parses them once, as it always did).
+    const rule = this.#registry.get(call.name)?.needsApproval;
+    if (!this.#interruptOnAsk && (rule === undefined || rule === false)) return undefined;
     const admitted = admitCall(call, this.#registry);
     if (!admitted.ok) return undefined;
     const { tool, input } = admitted;
-    const rule = tool.needsApproval;
     if (rule === undefined || rule === false) return this.#askApproval(call, tool, input);
     const permission = tool.permission;
     if (rule === true) return { reason: `${tool.name} needs approval`, permission };

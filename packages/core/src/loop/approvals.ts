@@ -1,5 +1,9 @@
 import type { ToolUseBlock } from '../messages/message.js';
-import { previewToolCall, type ToolExecutor } from '../ports/tool-executor.js';
+import {
+  type ApprovalRequest,
+  previewToolCall,
+  type ToolExecutor,
+} from '../ports/tool-executor.js';
 import type { Span } from '../ports/tracer.js';
 import type { AgentEvent, Interrupt } from './run-result.js';
 import type { RunState } from './run-state.js';
@@ -31,13 +35,7 @@ export async function planApprovals(
   for (const call of calls) {
     const request = await executor.approval(call);
     if (request !== undefined) {
-      interrupts.push({
-        callId: call.id,
-        tool: call.name,
-        input: call.input,
-        permission: request.permission,
-        reason: request.reason,
-      });
+      interrupts.push(interruptOf(call, request));
       continue;
     }
     // After an interrupted call only reads go on: a write waits to keep the turn's order.
@@ -46,6 +44,17 @@ export async function planApprovals(
     toRun.push(call);
   }
   return interrupts.length > 0 ? { toRun, interrupts } : undefined;
+}
+
+/** The interrupt of a call that waits for a person, for `request`'s reason. */
+export function interruptOf(call: ToolUseBlock, request: ApprovalRequest): Interrupt {
+  return {
+    callId: call.id,
+    tool: call.name,
+    input: call.input,
+    permission: request.permission,
+    reason: request.reason,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { JsonSchema, OutputFormat, Provider, ToolSpec } from '../ports/provider.js';
 import type { ToolSchema } from '../ports/tool.js';
-import { shownValue } from '../support/option-checks.js';
+import { assertOptions, shownValue } from '../support/option-checks.js';
 import { toStrictSchema } from './strict-schema.js';
 
 /** How the loop asks the model for a typed answer. */
@@ -56,7 +56,7 @@ export interface ResolvedOutput {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const OPTION_KEYS = new Set(['schema', 'name', 'description', 'strategy', 'maxRetries']);
+const OPTION_KEYS = ['schema', 'name', 'description', 'strategy', 'maxRetries'];
 
 /**
  * Checks `output` and decides how this run asks for it, given the run's provider (whether it has
@@ -87,12 +87,10 @@ function resolve(
 ): ResolvedOutput {
   if (output === null || typeof output !== 'object' || Array.isArray(output))
     throw new ConfigError(
-      'output',
+      field,
       `expected output options { schema, … }, got ${shownValue(output)}`,
     );
-  for (const key of Object.keys(output)) {
-    if (!OPTION_KEYS.has(key)) throw new ConfigError(`${field}.${key}`, 'unknown option');
-  }
+  assertOptions(output, OPTION_KEYS, field);
   const schema = output.schema as ToolSchema | undefined;
   if (
     schema === null ||
