@@ -21,6 +21,11 @@ export {
 } from './compaction/provider-summarizer.js';
 export type { CompactionEvent, CompactionRecord, CompactionStage } from './compaction/record.js';
 export { SUMMARY_HEADER, SUMMARY_INSTRUCTIONS } from './compaction/summary-prompt.js';
+// Durable runs: model calls, tool calls and store calls as an engine's steps (`LoopOptions.steps`).
+export { type ErrorRecord, recordError, reviveError } from './durable/error-record.js';
+export { stepExecutor, UNKNOWN_OUTCOME_TEXT } from './durable/step-executor.js';
+export { type ModelCallRecord, stepProvider } from './durable/step-provider.js';
+export { type StoreCallRecord, stepStore } from './durable/step-store.js';
 // The error hierarchy; callers switch on `isInstance` and structured fields.
 export {
   CancelledError,
@@ -83,6 +88,7 @@ export {
 export { extractIdentifiers } from './messages/identifiers.js';
 export {
   type ContentBlock,
+  type IdSource,
   type ImageBlock,
   MESSAGE_ROLES,
   type Message,
@@ -146,6 +152,12 @@ export {
   type SessionStore,
   type ToolCallJournalEntry,
 } from './ports/session-store.js';
+export {
+  STEP_KINDS,
+  type StepInfo,
+  type StepKind,
+  type StepRunner,
+} from './ports/step-runner.js';
 export type { Summarizer, Summary, SummaryRequest } from './ports/summarizer.js';
 export {
   type ApprovalRule,

@@ -10,6 +10,12 @@ export { type MakeExecutor, toolExecutorContractProblems } from './testing/execu
 export { fieldOf } from './testing/field-of.js';
 export { ManualClock, type ManualClockOptions } from './testing/manual-clock.js';
 export {
+  MemoryStepRunner,
+  type RecordedStep,
+  type SimulatedCrash,
+  SimulatedCrashError,
+} from './testing/memory-step-runner.js';
+export {
   README_MAX_LINES,
   type ReadmeExampleOptions,
   readmeExampleProblems,

@@ -22,21 +22,22 @@ export async function previewCall(
   const admitted = admitCall(call, registry);
   if (!admitted.ok) {
     const permission = admitted.tool?.permission;
+    const idempotent = admitted.tool?.idempotent;
     return {
       decision: admitted.status,
       ...(permission ? { permission } : {}),
+      ...(idempotent === undefined ? {} : { idempotent }),
       reason: admitted.text,
     };
   }
   const { tool, input } = admitted;
   const permission = tool.permission;
-  if (tool.deterministic === true) {
-    return {
-      ...(await previewAdmitted(call, tool.name, permission, input, policy)),
-      deterministic: true,
-    };
-  }
-  return await previewAdmitted(call, tool.name, permission, input, policy);
+  const preview = await previewAdmitted(call, tool.name, permission, input, policy);
+  return {
+    ...preview,
+    ...(tool.deterministic === true ? { deterministic: true } : {}),
+    ...(tool.idempotent === undefined ? {} : { idempotent: tool.idempotent }),
+  };
 }
 
 /** The policy's answer for an admitted call, as a preview. */

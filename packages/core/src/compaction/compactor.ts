@@ -1,5 +1,10 @@
 import { validateHistory } from '../messages/history.js';
-import type { ContentBlock, Message } from '../messages/message.js';
+import {
+  type ContentBlock,
+  type IdSource,
+  type Message,
+  newMessageId,
+} from '../messages/message.js';
 import { trimMessage } from '../messages/trim.js';
 import type { Usage } from '../messages/usage.js';
 import type { Clock } from '../ports/clock.js';
@@ -53,6 +58,8 @@ export interface CompactorDeps {
   readonly instructions: string;
   readonly pricing: PricingTable;
   readonly clock: Clock;
+  /** Ids of summary messages and records (default: `newMessageId`). */
+  readonly newId?: IdSource;
 }
 
 /**
@@ -73,12 +80,14 @@ export interface CompactorDeps {
 export class Compactor {
   readonly #settings: ResolvedCompaction;
   readonly #deps: CompactorDeps;
+  readonly #newId: IdSource;
   #skipNoted = false;
   #overNoted = false;
 
   constructor(settings: ResolvedCompaction, deps: CompactorDeps) {
     this.#settings = settings;
     this.#deps = deps;
+    this.#newId = deps.newId ?? newMessageId;
   }
 
   /** The settings in force. */
@@ -131,6 +140,7 @@ export class Compactor {
       before: size,
       thresholdTokens: settings.thresholdTokens,
       clock,
+      newId: this.#newId,
     };
     const outcome = await this.#stages(history, context, base);
     if (outcome.cancelled) return { events: outcome.events };
@@ -254,7 +264,7 @@ export class Compactor {
     }
 
     // Fallback 2: drop the old segment behind a note that keeps its identifiers.
-    const { message: note, lost } = dropNote(old, settings.contextWindow, request);
+    const { message: note, lost } = dropNote(old, settings.contextWindow, request, this.#newId);
     const dropped = [note, ...tail];
     events.push(
       compactionEvent(
@@ -380,12 +390,9 @@ export class Compactor {
     );
     const { usage, costUsd, failure, cancelled } = call;
     if (call.text === undefined) return { usage, costUsd, failure, cancelled };
-    const { message, omitted } = summaryMessage(
-      call.text,
-      messages,
-      this.#settings.contextWindow,
-      request,
-    );
+    const window = this.#settings.contextWindow;
+    const summary = summaryMessage(call.text, messages, window, request, this.#newId);
+    const { message, omitted } = summary;
     return { message, usage, costUsd, failure: '', omitted };
   }
 }

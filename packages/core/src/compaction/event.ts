@@ -1,4 +1,4 @@
-import { type Message, newMessageId } from '../messages/message.js';
+import type { IdSource, Message } from '../messages/message.js';
 import { type Usage, ZERO_USAGE } from '../messages/usage.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompactionEvent, CompactionRecord, CompactionStage } from './record.js';
@@ -12,6 +12,8 @@ export interface EventBase {
   readonly before: number;
   readonly thresholdTokens: number;
   readonly clock: Clock;
+  /** Ids of the records (`cmp_…`). */
+  readonly newId: IdSource;
 }
 
 /** What one record changed and cost. */
@@ -37,7 +39,7 @@ export function compactionEvent(
   const trimmed = parts.trimmed ?? [];
   const touched = new Set([...folded, ...trimmed]);
   const record: CompactionRecord = {
-    id: newMessageId('cmp'),
+    id: base.newId('cmp'),
     runId: base.context.runId,
     turn: base.context.turn,
     stage,

@@ -1,5 +1,5 @@
 import { extractIdentifiers, identifiersNotIn } from '../messages/identifiers.js';
-import { type ContentBlock, type Message, newMessageId } from '../messages/message.js';
+import type { ContentBlock, IdSource, Message } from '../messages/message.js';
 import { estimateTokens } from '../messages/tokens.js';
 import { withRequest } from './request.js';
 import { renderTranscript, SUMMARY_HEADER } from './summary-prompt.js';
@@ -45,14 +45,15 @@ export function summaryMessage(
   text: string,
   source: readonly Message[],
   contextWindow: number,
-  request?: readonly ContentBlock[],
+  request: readonly ContentBlock[] | undefined,
+  newId: IdSource,
 ): { message: Message; omitted: number } {
   const missing = identifiersMissing(text, source, request);
   const fit = withinBudget(missing, contextWindow);
   const carried =
     fit.length > 0 ? `\n\nExact identifiers from the summarised messages: ${fit.join(', ')}` : '';
   const message: Message = {
-    id: newMessageId(),
+    id: newId(),
     role: 'user',
     ...withRequest(`${SUMMARY_HEADER}\n${text}${carried}`, 'summary', request),
   };
@@ -67,13 +68,14 @@ export function summaryMessage(
 export function dropNote(
   old: readonly Message[],
   contextWindow: number,
-  request?: readonly ContentBlock[],
+  request: readonly ContentBlock[] | undefined,
+  newId: IdSource,
 ): { message: Message; lost: number } {
   const all = identifiersMissing('', old, request);
   const ids = withinBudget(all, contextWindow);
   const named = ids.length > 0 ? ` Exact identifiers they mentioned: ${ids.join(', ')}` : '';
   const message: Message = {
-    id: newMessageId(),
+    id: newId(),
     role: 'user',
     ...withRequest(
       `[Compaction dropped ${old.length} earlier messages: no summary of them could be made${request ? "; the user's latest request among them is kept below" : ''}.${named}]`,

@@ -1,5 +1,5 @@
 import { usageAttributes } from '../loop/model-call.js';
-import type { Message } from '../messages/message.js';
+import type { IdSource, Message } from '../messages/message.js';
 import { addUsage, type Usage, ZERO_USAGE } from '../messages/usage.js';
 import type { Clock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
@@ -28,6 +28,8 @@ export function setupCompaction(
     readonly model: string;
     readonly pricing: PricingTable;
     readonly clock: Clock;
+    /** Ids of summary messages and records (default: `newMessageId`). */
+    readonly newId?: IdSource;
   },
   resolved?: ResolvedCompaction,
 ): RunCompaction {
@@ -40,6 +42,7 @@ export function setupCompaction(
     instructions: options.instructions ?? SUMMARY_INSTRUCTIONS,
     pricing: run.pricing,
     clock: run.clock,
+    ...(run.newId === undefined ? {} : { newId: run.newId }),
   });
   return { compactor, meter };
 }

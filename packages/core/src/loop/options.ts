@@ -12,6 +12,7 @@ import type { Usage } from '../messages/usage.js';
 import type { OutputOptions } from '../output/typed-output.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
+import type { StepRunner } from '../ports/step-runner.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
 import { noopTracer, type Span, type Tracer } from '../ports/tracer.js';
 import { defaultPricing, type PricingTable } from '../pricing/prices.js';
@@ -99,6 +100,13 @@ export interface LoopOptions {
    * status `error` and an `OutputInvalidError`.
    */
   readonly output?: OutputOptions;
+  /**
+   * Makes the run durable: each model call, each tool call and each id goes through this engine's
+   * step runner (DBOS, through `@mh/durable-dbos`), so a run replayed after a crash takes the same
+   * path without paying for a finished model call again or running a non-idempotent tool twice.
+   * Absent (the default), everything is called directly.
+   */
+  readonly steps?: StepRunner;
 }
 
 /**
@@ -135,6 +143,7 @@ const RUN_KEYS = [
   'onSettled',
   'hooks',
   'output',
+  'steps',
 ] as const;
 
 /** The loop options that stay the same from run to run (see `resolveLoopOptions`). */
@@ -325,6 +334,16 @@ export function checkLoopOptions(
       ['beforeTools', 'toolStart', 'toolEnd', 'turnCommitted', 'compacted'],
       'hooks',
     );
+  }
+  const steps = options.steps as Partial<StepRunner> | null | undefined;
+  if (
+    steps !== undefined &&
+    (typeof steps !== 'object' ||
+      steps === null ||
+      typeof steps.step !== 'function' ||
+      typeof steps.newId !== 'function')
+  ) {
+    throw new ConfigError('steps', 'expected a StepRunner (step and newId functions)');
   }
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new ConfigError('onSettled', 'expected a function');

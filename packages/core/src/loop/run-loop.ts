@@ -1,13 +1,21 @@
 import { setupCompaction } from '../compaction/step.js';
-import { newMessageId } from '../messages/message.js';
+import { stepExecutor } from '../durable/step-executor.js';
+import { stepProvider } from '../durable/step-provider.js';
+import { type IdSource, newMessageId } from '../messages/message.js';
 import { takeSettledPrefix } from '../messages/settled-histories.js';
 import { resolveOutput } from '../output/typed-output.js';
 import type { Provider } from '../ports/provider.js';
+import type { StepRunner } from '../ports/step-runner.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
 import { abortedStop, firstTripped, runGuards } from './guards.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { streamModelCall } from './model-call.js';
-import { checkLoopOptions, type LoopOptions, type ResolvedLoopOptions } from './options.js';
+import {
+  checkLoopOptions,
+  type LoopOptions,
+  type ResolvedLoopOptions,
+  type ResolvedLoopSettings,
+} from './options.js';
 import { judgeTextAnswer, runTurnTools } from './output-turn.js';
 import type { AgentEvent, RunResult } from './run-result.js';
 import { RunSignal } from './run-signal.js';
@@ -119,16 +127,20 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
   const settledPrefix = Array.isArray(options?.history)
     ? takeSettledPrefix(options.history)
     : undefined;
-  const settings = checkLoopOptions(options, settledPrefix?.length ?? 0);
+  const checked = checkLoopOptions(options, settledPrefix?.length ?? 0);
+  const { steps } = options;
+  // A durable run takes its model and tool calls as steps and its ids from the step runner.
+  const settings = steps ? durableSettings(checked, steps) : checked;
+  const newId: IdSource = steps ? (prefix = 'msg') => steps.newId(prefix) : newMessageId;
   const { model, provider, limits, clock, tracer, pricing } = settings;
-  const runId = options.runId ?? newMessageId('run');
+  const runId = options.runId ?? newId('run');
   const startedAt = clock.now();
   const run = new RunSignal(options.signal, limits.timeoutMs, clock);
   const runSpan = startRunSpan(tracer, settings, options.parentSpan, runId);
   const compaction = settings.compaction
     ? setupCompaction(
         settings.compaction,
-        { provider, model, pricing, clock },
+        { provider, model, pricing, clock, newId },
         settings.resolvedCompaction,
       )
     : undefined;
@@ -136,7 +148,7 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
     options.output === undefined
       ? undefined
       : resolveOutput(options.output, provider, toolNames(settings.tools));
-  const state = new RunState(options.history, settledPrefix, options.onSettled);
+  const state = new RunState(options.history, settledPrefix, options.onSettled, newId);
   const context: TurnContext = {
     settings,
     hooks: options.hooks,
@@ -144,6 +156,7 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
     tracer,
     runSpan,
     runId,
+    newId,
     compaction,
     output,
     guards: runGuards(limits, limits.maxTurns ?? DEFAULT_MAX_TURNS),
@@ -151,6 +164,15 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
       abortedStop(run.reason, limits.timeoutMs, clock.now() - startedAt, options.signal?.reason),
   };
   return { state, context, startedAt };
+}
+
+/** The settings of a durable run: model calls and tool calls through its step runner. */
+function durableSettings(settings: ResolvedLoopSettings, steps: StepRunner): ResolvedLoopSettings {
+  return {
+    ...settings,
+    provider: stepProvider(settings.provider, steps),
+    tools: settings.tools && stepExecutor(settings.tools, steps),
+  };
 }
 
 function toolNames(tools: ToolExecutor | undefined): string[] {

@@ -1,7 +1,7 @@
 import type { CompactionRecord } from '../compaction/record.js';
 import { type HistoryRepair, repairAfterSettled, repairHistory } from '../messages/history.js';
 import { HistoryChecker } from '../messages/history-checker.js';
-import type { Message } from '../messages/message.js';
+import { type IdSource, type Message, newMessageId } from '../messages/message.js';
 import { rememberSettled, type SettledPrefix } from '../messages/settled-histories.js';
 import { addUsage, type Usage, ZERO_USAGE } from '../messages/usage.js';
 import type { StopReason } from '../ports/provider.js';
@@ -53,18 +53,22 @@ export class RunState implements RunProgress {
   /** How much of the given history an earlier run settled. */
   readonly #startedFrom: number;
   readonly #onSettled: ((history: readonly Message[], status: RunStatus) => void) | undefined;
+  readonly #newId: IdSource;
 
   constructor(
     given: readonly Message[],
     settledPrefix: SettledPrefix | undefined,
     onSettled?: (history: readonly Message[], status: RunStatus) => void,
+    newId: IdSource = newMessageId,
   ) {
+    this.#newId = newId;
     // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
     const initial = settledPrefix
       ? repairAfterSettled(given, settledPrefix.length, settledPrefix.useIds, {
           reason: 'interrupted',
+          newId: () => newId(),
         })
-      : repairHistory(given, { reason: 'interrupted' });
+      : repairHistory(given, { reason: 'interrupted', newId: () => newId() });
     this.history = markAppendOnly(initial.history);
     this.initialRepairs = initial.repairs;
     this.repairs = [...initial.repairs];
@@ -117,7 +121,10 @@ export class RunState implements RunProgress {
     // The checker's ids are those of its checked messages: after a rewrite (a compaction since
     // the last check) they are another history's, and everything is repaired afresh.
     const useIds = checked > 0 ? this.checker.useIds : new Set<string>();
-    const repaired = repairAfterSettled(this.history, checked, useIds, { reason });
+    const repaired = repairAfterSettled(this.history, checked, useIds, {
+      reason,
+      newId: () => this.#newId(),
+    });
     if (repaired.repairs.length > 0) this.history = markAppendOnly(repaired.history);
     for (let index = checked; index < this.history.length; index++) {
       for (const block of (this.history[index] as Message).content)

@@ -2,9 +2,9 @@ import { compactionStep, type RunCompaction } from '../compaction/step.js';
 import { HarnessError } from '../errors.js';
 import type { HistoryRepair } from '../messages/history.js';
 import {
+  type IdSource,
   type Message,
   messageText,
-  newMessageId,
   type ToolUseBlock,
   toolUsesOf,
 } from '../messages/message.js';
@@ -34,6 +34,8 @@ export interface TurnContext {
   readonly tracer: Tracer;
   readonly runSpan: Span;
   readonly runId: string;
+  /** Ids of the messages the run adds (a durable run's are the same on a replay). */
+  readonly newId: IdSource;
   readonly compaction: RunCompaction | undefined;
   /** The typed answer the run asks for, resolved (absent: free text). */
   readonly output: ResolvedOutput | undefined;
@@ -136,7 +138,7 @@ export function takeResults(
     return true;
   }
   if (batch.results.length > 0)
-    state.append({ id: newMessageId(), role: 'user', content: batch.results });
+    state.append({ id: context.newId(), role: 'user', content: batch.results });
   if (!context.run.aborted) return false;
   state.stop = context.abortStop();
   return true;
@@ -235,7 +237,7 @@ function stopWithout(state: RunState, context: TurnContext, call: ModelCallOutco
   // Keep what the model said before the cancel; its unanswered calls are settled at the end.
   if (call.partial.length > 0) {
     state.history.push({
-      id: newMessageId(),
+      id: context.newId(),
       role: 'assistant',
       content: call.partial,
       meta: { partial: true },

@@ -98,6 +98,9 @@ export interface Message {
 
 let counter = 0;
 
+/** Makes ids: `newMessageId`, or a durable run's source that gives the same ids on a replay. */
+export type IdSource = (prefix?: string) => string;
+
 /** Returns a new message id: time-ordered, unique within the process, URL-safe. */
 export function newMessageId(prefix = 'msg'): string {
   counter = (counter + 1) % 0x100000;

@@ -113,6 +113,8 @@ export interface ToolCallPreview {
   readonly permission?: Permission;
   /** True when the tool declares itself deterministic (`Tool.deterministic`). */
   readonly deterministic?: boolean;
+  /** What the tool declares about running twice (`Tool.idempotent`), when it says. */
+  readonly idempotent?: boolean;
   /**
    * Why, for `denied` (the policy's reason, as the model would read it), `invalid-arguments` (the
    * problems) and `undecidable`; absent otherwise.
