@@ -12,6 +12,7 @@ import {
   type Provider,
   type ResolvedLoopSettings,
   type RunResult,
+  type StepRunner,
   resolveLoopOptions,
   type Tool,
   type ToolExecutor,
@@ -106,6 +107,12 @@ export interface AgentOptions {
    * without the interrupt's `token`, or with a forged, replayed or stale one.
    */
   readonly approvalKey?: string | Uint8Array;
+  /**
+   * Makes every run durable on an engine's steps (`@mh/durable-dbos` sets it, inside a workflow):
+   * each model call, tool call and session store call is a step, and new ids come from the
+   * engine, so a run replayed after a crash takes the same path. Leave it unset otherwise.
+   */
+  readonly steps?: StepRunner;
 }
 
 /** Options of `agent.resume`: a run's options and a person's decisions on the waiting calls. */
@@ -145,6 +152,7 @@ export const OPTION_KEYS: readonly string[] = [
   'injectionDefense',
   'compaction',
   'approvalKey',
+  'steps',
 ];
 
 /** The result of a run that could not start (its prompt could not be committed). */
@@ -203,6 +211,16 @@ export function checkAgentOptions(options: AgentOptions): ResolvedLoopSettings {
       'history',
       'give either history or session: a session loads its own history',
     );
+  }
+  const steps = options.steps as Partial<StepRunner> | null | undefined;
+  if (
+    steps !== undefined &&
+    (typeof steps !== 'object' ||
+      steps === null ||
+      typeof steps.step !== 'function' ||
+      typeof steps.newId !== 'function')
+  ) {
+    throw new ConfigError('steps', 'expected a StepRunner (step and newId functions)');
   }
   return settings;
 }

@@ -4,7 +4,7 @@ import {
   type Interrupt,
   type LoopHooks,
   type Message,
-  newMessageId,
+  type IdSource,
   type PendingTurn,
   type ToolExecutor,
   type ToolResultBlock,
@@ -54,6 +54,8 @@ export interface RecoveryDeps {
   /** The approval key, when decisions must carry tokens; and where the turn sits. */
   readonly key: Buffer | undefined;
   readonly place: TurnPlace;
+  /** Id of the message of results (a durable run's is the same on a replay). */
+  readonly newId: IdSource;
 }
 
 /**
@@ -144,7 +146,7 @@ export async function* recoverTurn(
   );
   // Results journaled by the agent that crashed are fenced with its boundary.
   const turn = deps.refence(
-    [pending.assistant, { id: newMessageId(), role: 'user', content: answered }],
+    [pending.assistant, { id: deps.newId(), role: 'user', content: answered }],
     { journaled: true },
   );
   return {

@@ -2,12 +2,16 @@ import {
   type AgentEvent,
   ConfigError,
   HarnessError,
+  type IdSource,
   type Message,
   messageText,
+  newMessageId,
   type ResolvedLoopSettings,
   type RunResult,
   type RunStatus,
   runLoop,
+  type StepRunner,
+  stepExecutor,
 } from '@mh/core';
 import type { ResolvedOutput } from '@mh/core/internal';
 import type { AgentConversation } from './agent-conversation.js';
@@ -40,6 +44,8 @@ export interface AgentRun {
   readonly decisions: ReadonlyMap<string, PlacedDecision>;
   /** The approval key: interrupts are signed with it and decisions checked against it. */
   readonly key: Buffer | undefined;
+  /** The durable engine's step runner (`AgentOptions.steps`), when the run is durable. */
+  readonly steps: StepRunner | undefined;
 }
 
 /**
@@ -95,6 +101,7 @@ export async function* runAgent(
       signal: run.signal,
       output: run.output,
       hooks: session?.hooks(),
+      steps: run.steps,
       // However the run ends (even if the caller stops iterating), keep its valid history.
       onSettled: (history, status) => {
         conversation.history = [...history];
@@ -108,7 +115,7 @@ export async function* runAgent(
       }
       let result = event.result;
       if (result.status === 'cancelled') {
-        const marked = withCancelMark(conversation.history, result);
+        const marked = withCancelMark(conversation.history, result, newIdOf(run));
         conversation.history = marked.history;
         result = marked.result;
       }
@@ -128,7 +135,8 @@ export async function* runAgent(
     if (!settled) {
       // A consumer that stopped iterating early cancelled the run: record the cancel.
       const abandoned = loopStarted && !failed && settledStatus === 'cancelled';
-      if (abandoned) conversation.history = withCancelMark(conversation.history).history;
+      if (abandoned)
+        conversation.history = withCancelMark(conversation.history, undefined, newIdOf(run)).history;
       // Either way, leave a committed, valid history behind.
       await session
         ?.commitThrough(conversation.history, abandoned ? { extra: { status: 'cancelled' } } : {})
@@ -226,8 +234,11 @@ async function* recover(
     return true;
   }
   const place = placeOf(session, pending.assistant.id);
+  const { executor } = conversation;
   const recovered = yield* recoverTurn(pending, {
-    executor: conversation.executor,
+    // A durable run takes the turn's calls as steps too (the loop's own are wrapped by the loop).
+    executor: run.steps && executor ? stepExecutor(executor, run.steps) : executor,
+    newId: newIdOf(run),
     mayRepeat: run.mayRepeat,
     refence: (messages, options) => conversation.refence(messages, options),
     signal: run.signal,
@@ -256,6 +267,12 @@ async function* recover(
     ],
   };
   return true;
+}
+
+/** Where the run's new message ids come from: the durable engine's steps, or `newMessageId`. */
+function newIdOf(run: AgentRun): IdSource {
+  const { steps } = run;
+  return steps ? (prefix = 'msg') => steps.newId(prefix) : newMessageId;
 }
 
 /** Commits what the run left uncommitted (a cancelled turn); a failure makes the run an error. */

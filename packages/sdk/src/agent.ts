@@ -8,6 +8,8 @@ import {
   type RunResult,
   resolveLoopOptions,
   type SessionState,
+  type StepRunner,
+  stepStore,
   withRunLimits,
 } from '@mh/core';
 import { assertOptions } from '@mh/core/internal';
@@ -26,7 +28,7 @@ import { toPromptMessage } from './agent-recovery.js';
 import { runAgent } from './agent-run.js';
 import { approvalKeyBytes } from './approval-token.js';
 import { type RunOutput, resolveRunOutput, type TypedRunResult } from './run-output.js';
-import { SessionBinding } from './session-binding.js';
+import { type AgentSession, SessionBinding } from './session-binding.js';
 
 /**
  * An agent: a model, a conversation, tools and the loop. Each `run` continues the same
@@ -45,6 +47,8 @@ export class Agent {
   readonly #settings: ResolvedLoopSettings;
   /** The approval key's bytes (`options.approvalKey`), when interrupts are signed. */
   readonly #key: Buffer | undefined;
+  /** The durable engine's step runner (`options.steps`), when runs are durable. */
+  readonly #steps: StepRunner | undefined;
   #running = false;
 
   constructor(options: AgentOptions) {
@@ -61,10 +65,11 @@ export class Agent {
       { system: fencing.system, tools: fencing.executor, compaction },
       settings,
     );
+    this.#steps = options.steps;
     const session =
       options.session === undefined
         ? undefined
-        : new SessionBinding(options.session, tools.mayRepeat);
+        : new SessionBinding(durableSession(options.session, options.steps), tools.mayRepeat);
     this.#conversation = new AgentConversation({
       fencing,
       session,
@@ -240,6 +245,7 @@ export class Agent {
         output,
         decisions,
         key: this.#key,
+        steps: this.#steps,
       });
     } finally {
       this.#running = false;
@@ -250,4 +256,10 @@ export class Agent {
     if (this.#running)
       throw new HarnessError('This agent is already running; wait for the run to end');
   }
+}
+
+/** The session with its store's calls taken as the durable engine's steps (with `steps`). */
+function durableSession(session: AgentSession, steps: StepRunner | undefined): AgentSession {
+  if (steps === undefined || typeof session !== 'object' || session === null) return session;
+  return { ...session, store: stepStore(session.store, steps) };
 }

@@ -1,4 +1,4 @@
-import { type Message, newMessageId, type RunResult } from '@mh/core';
+import { type IdSource, type Message, newMessageId, type RunResult } from '@mh/core';
 
 /** What a cancelled run's mark says, to the model on the next run and to a reader of the session. */
 export const CANCEL_MARK_TEXT = '(This request was cancelled before it was answered.)';
@@ -8,9 +8,9 @@ export const CANCEL_MARK_TEXT = '(This request was cancelled before it was answe
  * roles alternating and records the cancel in the conversation itself, so resuming the session
  * does not answer the cancelled request again (`meta.cancelled` marks it for programs).
  */
-export function cancelMark(): Message {
+export function cancelMark(newId: IdSource = newMessageId): Message {
   return {
-    id: newMessageId(),
+    id: newId(),
     role: 'assistant',
     content: [{ type: 'text', text: CANCEL_MARK_TEXT }],
     meta: { cancelled: true },
@@ -32,9 +32,10 @@ export function isCancelMark(message: Message | undefined): boolean {
 export function withCancelMark<R extends RunResult | undefined = undefined>(
   history: readonly Message[],
   result?: R,
+  newId: IdSource = newMessageId,
 ): { history: Message[]; result: R } {
   if (history.at(-1)?.role !== 'user') return { history: [...history], result: result as R };
-  const mark = cancelMark();
+  const mark = cancelMark(newId);
   const marked = result && {
     ...result,
     messages: [...result.messages, mark],

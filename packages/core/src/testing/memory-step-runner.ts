@@ -32,7 +32,8 @@ export class SimulatedCrashError extends Error {
  * record of an earlier attempt, replays it (checking each step's name, as an engine must) before
  * running new steps. Ids are `<prefix>_<runKey>_<n>`, the same on every replay. With `crash`, it
  * throws `SimulatedCrashError` at that step, before its body or after it (a crash between a step's
- * effect and its record), so a test can replay from every point a worker could die.
+ * effect and its record), and at every step after it (a dead worker has no effects), so a test
+ * can replay from every point a worker could die.
  */
 export class MemoryStepRunner implements StepRunner {
   /** Every step recorded, the replayed ones first. */
@@ -43,6 +44,8 @@ export class MemoryStepRunner implements StepRunner {
   readonly #crash: SimulatedCrash | undefined;
   #position = 0;
   #ids = 0;
+  /** The step that crashed: from then on the runner is a dead worker. */
+  #crashed: number | undefined;
 
   constructor(runKey: string, replay: readonly RecordedStep[] = [], crash?: SimulatedCrash) {
     this.#runKey = runKey;
@@ -52,6 +55,8 @@ export class MemoryStepRunner implements StepRunner {
 
   async step<T>(step: StepInfo, run: () => Promise<T>): Promise<T> {
     const index = this.#position++;
+    // A dead worker takes no step: whatever the code under test does after the crash has no effect.
+    if (this.#crashed !== undefined) throw new SimulatedCrashError(this.#crashed);
     const recorded = this.log[index];
     if (recorded !== undefined) {
       if (recorded.name !== step.name) {
@@ -61,14 +66,18 @@ export class MemoryStepRunner implements StepRunner {
       }
       return (recorded.value === undefined ? undefined : structuredClone(recorded.value)) as T;
     }
-    if (this.#crash?.at === index && this.#crash.when === 'before')
-      throw new SimulatedCrashError(index);
+    if (this.#crash?.at === index && this.#crash.when === 'before') this.#die(index);
     this.ran.push(step.name);
     const value = await run();
-    if (this.#crash?.at === index) throw new SimulatedCrashError(index);
+    if (this.#crash?.at === index) this.#die(index);
     const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
     this.log.push(json === undefined ? { name: step.name } : { name: step.name, value: json });
     return value;
+  }
+
+  #die(index: number): never {
+    this.#crashed = index;
+    throw new SimulatedCrashError(index);
   }
 
   newId(prefix: string): string {
