@@ -67,6 +67,7 @@ export {
 export { runLoop } from './loop/run-loop.js';
 export {
   type AgentEvent,
+  type Decision,
   type HeldTurn,
   type Interrupt,
   RUN_STATUSES,

@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  type Decision,
   type HeldTurn,
   type Interrupt,
   type Message,
@@ -14,25 +15,7 @@ import { assertOptions, interruptOf } from '@mh/core/internal';
 import { runWithoutTurns } from './agent-options.js';
 import { type ApprovalSubject, signApproval, verifyApproval } from './approval-token.js';
 
-/**
- * A person's answer to a call that waits (`RunResult.interrupts`): approve it (optionally with
- * edited arguments, validated again), or deny it (the model reads `message` as the call's error
- * result). With an `approvalKey`, each decision carries the interrupt's `token` (for edited
- * arguments, a token made for them with `agent.approvalToken`).
- */
-export type Decision =
-  | {
-      readonly callId: string;
-      readonly approve: true;
-      readonly input?: unknown;
-      readonly token?: string;
-    }
-  | {
-      readonly callId: string;
-      readonly approve: false;
-      readonly message?: string;
-      readonly token?: string;
-    };
+export type { Decision } from '@mh/core';
 
 /** A checked decision and where it was given (`decisions[i]`), for the errors that name it. */
 export interface PlacedDecision {

@@ -1,10 +1,10 @@
 import {
   type AgentEvent,
   ConfigError,
+  type IdSource,
   type Interrupt,
   type LoopHooks,
   type Message,
-  type IdSource,
   type PendingTurn,
   type ToolExecutor,
   type ToolResultBlock,

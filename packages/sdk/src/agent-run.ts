@@ -136,7 +136,11 @@ export async function* runAgent(
       // A consumer that stopped iterating early cancelled the run: record the cancel.
       const abandoned = loopStarted && !failed && settledStatus === 'cancelled';
       if (abandoned)
-        conversation.history = withCancelMark(conversation.history, undefined, newIdOf(run)).history;
+        conversation.history = withCancelMark(
+          conversation.history,
+          undefined,
+          newIdOf(run),
+        ).history;
       // Either way, leave a committed, valid history behind.
       await session
         ?.commitThrough(conversation.history, abandoned ? { extra: { status: 'cancelled' } } : {})

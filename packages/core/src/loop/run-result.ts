@@ -67,6 +67,26 @@ export interface RunResult {
   readonly pendingTurn?: HeldTurn;
 }
 
+/**
+ * A person's answer to a call that waits (`RunResult.interrupts`): approve it (optionally with
+ * edited arguments, validated again), or deny it (the model reads `message` as the call's error
+ * result). With an `approvalKey`, each decision carries the interrupt's `token` (for edited
+ * arguments, a token made for them with `agent.approvalToken`).
+ */
+export type Decision =
+  | {
+      readonly callId: string;
+      readonly approve: true;
+      readonly input?: unknown;
+      readonly token?: string;
+    }
+  | {
+      readonly callId: string;
+      readonly approve: false;
+      readonly message?: string;
+      readonly token?: string;
+    };
+
 /** A tool call that waits for a person's decision. */
 export interface Interrupt {
   /** The call's id: what a decision names. */

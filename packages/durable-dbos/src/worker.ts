@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DBOSConfig } from '@dbos-inc/dbos-sdk';
+import { ConfigError } from '@mh/core';
+import type { Dbos } from './dbos-steps.js';
+import { DEFAULT_QUEUE } from './durable-agents.js';
+import { type Liveness, startLiveness } from './liveness.js';
+
+/** A queue's limits, as `DBOS.registerQueue` takes them. */
+export type QueueLimits = NonNullable<Parameters<Dbos['registerQueue']>[1]>;
+
+/** Options of `launchWorker`. */
+export interface WorkerOptions {
+  /** The DBOS class, with the durable agents already registered (`durableAgents`). */
+  readonly dbos: Dbos;
+  /**
+   * DBOS's configuration: `name` and `systemDatabaseUrl` at least. Pin `applicationVersion`: a
+   * worker recovers only workflows of its own version (see the README). `executorID` defaults to
+   * a new unique id: each worker needs its own, as that is how a dead one is told apart.
+   */
+  readonly config: DBOSConfig & { readonly systemDatabaseUrl: string };
+  /** The queues to register, with their limits (the default queue `mh-agents` is added). */
+  readonly queues?: Readonly<Record<string, QueueLimits>>;
+  /** How often to look for dead workers' runs, in ms (default 2000). */
+  readonly recoveryIntervalMs?: number;
+  /** Told of a failed watch round (the next round tries again). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A launched worker. */
+export interface Worker {
+  readonly executorId: string;
+  /** Workflows this worker took over from dead workers. */
+  readonly recovered: readonly string[];
+  /** Stops watching, releases the lease and shuts DBOS down (running workflows are left to recovery). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Launches DBOS as a worker: configures it with a unique executor id, launches it (recovering
+ * this executor's own pending workflows), registers the queues, takes this worker's liveness lease
+ * and starts watching for dead workers (`startLiveness`).
+ */
+export async function launchWorker(options: WorkerOptions): Promise<Worker> {
+  const { dbos, config } = options;
+  if (typeof config?.systemDatabaseUrl !== 'string' || config.systemDatabaseUrl === '')
+    throw new ConfigError('config.systemDatabaseUrl', 'expected a PostgreSQL connection string');
+  if (typeof config.name !== 'string' || config.name === '')
+    throw new ConfigError('config.name', 'expected the application name');
+  const interval = options.recoveryIntervalMs ?? 2000;
+  if (!(typeof interval === 'number' && interval >= 50))
+    throw new ConfigError('recoveryIntervalMs', 'expected a number of milliseconds >= 50');
+  const executorId =
+    config.executorID ?? `mh-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  dbos.setConfig({ ...config, executorID: executorId });
+  await dbos.launch();
+  let liveness: Liveness | undefined;
+  try {
+    for (const [name, limits] of Object.entries({ [DEFAULT_QUEUE]: {}, ...options.queues }))
+      await dbos.registerQueue(name, limits);
+    liveness = await startLiveness({
+      dbos,
+      systemDatabaseUrl: config.systemDatabaseUrl,
+      executorId,
+      intervalMs: interval,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+  } catch (error) {
+    await dbos.shutdown();
+    throw error;
+  }
+  const lease = liveness;
+  return {
+    executorId,
+    recovered: lease.recovered,
+    async stop() {
+      await lease.stop();
+      await dbos.shutdown();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import type { SessionStore } from '@mh/core';
+import { openPostgresStore } from '@mh/session-sql/postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueRun, sendDecisions, waitingCalls } from '../src/client.js';
+import { ModelServer } from './support/model-server.js';
+import {
+  buildWorkerPackages,
+  sideEffects,
+  spawnWorker,
+  until,
+  type WorkerChild,
+  type WorkerJob,
+} from './support/workers.js';
+
+/**
+ * Durable runs across real worker processes on the CI PostgreSQL, with no mock of DBOS: workers
+ * are killed with SIGKILL mid-model-call, mid-tool and between steps; another worker takes each
+ * run over. The tools log each run to a side file and the loopback model server counts each call.
+ * Runs when MH_TEST_PG_URL names a server; MH_REQUIRE_POSTGRES=1 makes a missing URL a failure.
+ */
+const pgUrl = process.env.MH_TEST_PG_URL;
+const pgRequired = process.env.MH_REQUIRE_POSTGRES === '1';
+const KILLS_PER_PHASE = Number(process.env.MH_DURABLE_KILLS ?? 10);
+
+const suffix = `${process.pid}_${Date.now().toString(36)}`;
+const dir = mkdtempSync(join(tmpdir(), 'mh-durable-'));
+let server: ModelServer;
+let client: DBOSClient;
+let store: SessionStore;
+let job: WorkerJob;
+const workers: WorkerChild[] = [];
+
+function systemUrlOf(url: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/mh_dbos_${suffix}`;
+  return parsed.toString();
+}
+
+async function launch(extra: Partial<WorkerJob> = {}): Promise<WorkerChild> {
+  const worker = spawnWorker({ ...job, ...extra });
+  workers.push(worker);
+  await worker.ready;
+  return worker;
+}
+
+const live = (): WorkerChild[] =>
+  workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null);
+
+describe.skipIf(pgUrl === undefined && !pgRequired)('durable runs across worker processes', () => {
+  beforeAll(async () => {
+    if (pgUrl === undefined) throw new Error('MH_REQUIRE_POSTGRES=1 but MH_TEST_PG_URL is unset');
+    buildWorkerPackages();
+    server = new ModelServer();
+    const modelUrl = await server.start();
+    const storeSchema = `mh_durable_${suffix}`;
+    store = await openPostgresStore({ connectionString: pgUrl, schema: storeSchema });
+    job = {
+      systemUrl: systemUrlOf(pgUrl),
+      storeUrl: pgUrl,
+      storeSchema,
+      modelUrl,
+      sideFile: join(dir, 'side-effects.log'),
+      queueLimits: { minPollingIntervalMs: 50 },
+      recoveryIntervalMs: 200,
+    };
+    // The first worker creates the system database; the client needs it.
+    await launch();
+    client = await DBOSClient.create({ systemDatabaseUrl: job.systemUrl });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await client?.destroy();
+    await store?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const phases = ['model', 'tool', 'between'] as const;
+  const takeovers: Record<(typeof phases)[number], number[]> = { model: [], tool: [], between: [] };
+
+  it(`recovers a run on another worker after kill -9 mid-model-call, mid-tool and between steps (${3 * KILLS_PER_PHASE} kills)`, async () => {
+    if (live().length < 2) await launch();
+    for (let n = 0; n < phases.length * KILLS_PER_PHASE; n++) {
+      const phase = phases[n % phases.length] as (typeof phases)[number];
+      const run = `k${n}`;
+      const held = phase === 'model' ? server.hold(`${run}#1`) : undefined;
+      const started = await enqueueRun(client, {
+        agent: 'support',
+        prompt: `run ${run} plain`,
+        session: `session-${run}`,
+        queue: 'agents',
+      });
+      // Wait for the phase, and find the worker that is in it.
+      let victimPid: string;
+      if (held) {
+        await held.arrived;
+        victimPid =
+          server.requests.filter((request) => request.key === `${run}#1`).at(-1)?.worker ?? '';
+      } else {
+        const marker = phase === 'tool' ? `start call_${run}_1_1 ` : `end call_${run}_0_0 `;
+        await until(
+          () => sideEffects(job.sideFile).some((line) => line.startsWith(marker)),
+          30_000,
+          marker,
+        );
+        const line = sideEffects(job.sideFile).find((entry) => entry.startsWith(marker)) ?? '';
+        victimPid = line.split(' ')[2] ?? '';
+      }
+      const victim = live().find((worker) => String(worker.pid) === victimPid);
+      expect(victim, `${run}: the worker in phase ${phase}`).toBeDefined();
+      await victim?.kill();
+      const killedAt = Date.now();
+      held?.release();
+      const before = server.requests.length;
+      // A replacement joins for the next round while the survivor takes the run over.
+      const replacement = launch();
+      await until(
+        () => server.requests.slice(before).some((request) => request.run === run),
+        60_000,
+        `${run} to continue`,
+      );
+      takeovers[phase].push(Date.now() - killedAt);
+      const result = await started.result();
+      await replacement;
+      expect(result.status, run).toBe('completed');
+      expect(result.text, run).toBe(`done ${run}`);
+      const effects = sideEffects(job.sideFile);
+      for (const call of [`call_${run}_0_0`, `call_${run}_1_1`]) {
+        // Each non-idempotent save ran exactly once: never again after the kill.
+        expect(
+          effects.filter((line) => line.startsWith(`start ${call} `)),
+          `${run} ${call}`,
+        ).toHaveLength(1);
+      }
+      expect(
+        server.finishedTwice().filter((key) => key.startsWith(`${run}#`)),
+        run,
+      ).toEqual([]);
+      const stored = await store.load(`session-${run}`);
+      expect(JSON.stringify(stored.messages.at(-1)), run).toContain(`done ${run}`);
+    }
+    const median = (values: number[]): number =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    process.stdout.write(
+      `durable takeover after kill -9, median ms: model ${median(takeovers.model)}, tool ${median(takeovers.tool)}, between ${median(takeovers.between)}\n`,
+    );
+  }, 600_000);
+
+  it('wakes a parked run with a decision sent from a third process, after the worker holding it died', async () => {
+    while (live().length < 2) await launch();
+    const run = 'approval';
+    const started = await enqueueRun(client, {
+      agent: 'support',
+      prompt: `run ${run} approve`,
+      session: `session-${run}`,
+      queue: 'agents',
+    });
+    const waiting = await waitingCalls(client, started.workflowId, 60);
+    expect(waiting?.map((interrupt) => interrupt.tool)).toEqual(['save']);
+    const parkedOn = server.requests.filter((request) => request.run === run).at(-1)?.worker;
+    await live()
+      .find((worker) => String(worker.pid) === parkedOn)
+      ?.kill();
+    await sendDecisions(client, started.workflowId, [
+      { callId: waiting?.[0]?.callId ?? '', approve: true },
+    ]);
+    const result = await started.result();
+    expect(result.status).toBe('completed');
+    expect(
+      sideEffects(job.sideFile).filter((line) => line.startsWith(`start call_${run}_0_0 `)),
+    ).toHaveLength(1);
+  }, 120_000);
+});

@@ -1,0 +1,1 @@
+export { sharedConfig as default } from '../../vitest.shared.ts';
