@@ -51,6 +51,16 @@ export interface CliOptions {
   readonly decisionFlags: ReadonlyMap<string, string>;
   /** The one-shot prompt; undefined starts the REPL. */
   readonly prompt: string | undefined;
+  /** `mh worker`: run a durable worker (needs `--db postgres://…`). */
+  readonly worker: boolean;
+  /** `--enqueue PROMPT`: enqueue a durable run for the workers and follow it. */
+  readonly enqueue: string | undefined;
+  /** `--workflow ID`: follow a durable run (and send it `--approve`/`--deny` decisions). */
+  readonly workflow: string | undefined;
+  /** `--queue NAME`: the durable queue (default `agents`). */
+  readonly queue: string | undefined;
+  /** `--concurrency N`: the most runs this worker takes at once. */
+  readonly concurrency: number | undefined;
 }
 
 const PROVIDERS = ['fake', 'anthropic', 'openai'] as const;
@@ -187,6 +197,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   }
   if (values.model !== undefined && values.model.trim() === '')
     throw new UsageError('--model expects a model id');
+  const subcommand = positionals[0] === 'worker' && (argv[0] === 'worker' || argv[1] === 'worker');
+  if (subcommand && positionals.length > 1)
+    throw new UsageError(
+      'mh worker takes no prompt: runs come from the queue (mh --enqueue PROMPT)',
+    );
   if (positionals.length > 1) {
     throw new UsageError(
       `expected one prompt, got ${positionals.length} arguments (quote the prompt)`,
@@ -217,11 +232,13 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       throw new UsageError(`--${flag} expects a cassette file path`);
   }
   const { decisions, flags: decisionFlags } = decisionsOf(values.approve ?? [], values.deny ?? []);
-  if (decisions.length > 0 && values.session === undefined)
+  const worker = positionals[0] === 'worker' && (argv[0] === 'worker' || argv[1] === 'worker');
+  checkDurable(values, worker, positionals.length);
+  if (decisions.length > 0 && values.session === undefined && values.workflow === undefined)
     throw new UsageError(
       `${decisionFlags.values().next().value ?? '--approve'}: needs --db PATH --session ID (the session whose calls wait)`,
     );
-  const prompt = positionals[0];
+  const prompt = worker ? undefined : positionals[0];
   if (prompt !== undefined && prompt.trim() === '') throw new UsageError('the prompt is empty');
   refuseListingConflicts(values, prompt);
   return {
@@ -252,7 +269,68 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     decisions,
     decisionFlags,
     prompt,
+    worker,
+    enqueue: values.enqueue,
+    workflow: values.workflow,
+    queue: values.queue,
+    concurrency: positiveInteger('concurrency', values.concurrency),
   };
+}
+
+/** The flags of durable runs (`mh worker`, `--enqueue`, `--workflow`) and what they exclude. */
+function checkDurable(
+  values: ReturnType<typeof parse>['values'],
+  worker: boolean,
+  positionals: number,
+): void {
+  const durable = worker
+    ? 'worker'
+    : values.enqueue !== undefined
+      ? '--enqueue'
+      : values.workflow !== undefined
+        ? '--workflow'
+        : undefined;
+  if (durable === undefined) {
+    for (const flag of ['queue', 'concurrency'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} applies to mh worker and --enqueue only`);
+    return;
+  }
+  if (values.db === undefined || !/^postgres(ql)?:\/\//i.test(values.db))
+    throw new UsageError(
+      `${durable} needs --db postgres://… (durable runs live in PostgreSQL, shared by the workers)`,
+    );
+  if (worker && positionals > 1)
+    throw new UsageError('mh worker takes no prompt: runs come from the queue');
+  if (!worker && positionals > 0)
+    throw new UsageError(
+      `${durable} and a prompt exclude each other (--enqueue PROMPT is the prompt)`,
+    );
+  if (values.enqueue !== undefined && values.enqueue.trim() === '')
+    throw new UsageError('--enqueue expects a prompt');
+  if (values.enqueue !== undefined && values.workflow !== undefined)
+    throw new UsageError('--enqueue starts a new run; --workflow follows an existing one');
+  if (values.concurrency !== undefined && !worker)
+    throw new UsageError('--concurrency applies to mh worker only');
+  if (worker && !values.fake && values.provider === undefined)
+    throw new UsageError('mh worker needs a model provider: --fake, or --provider NAME');
+  const excluded = (
+    [
+      ['record', values.record],
+      ['replay', values.replay],
+      ['list-sessions', values['list-sessions']],
+      ['list-tools', values['list-tools']],
+      ['trace', values.trace],
+      ...(worker
+        ? [
+            ['session', values.session],
+            ['approve', values.approve],
+            ['deny', values.deny],
+          ]
+        : []),
+    ] as const
+  ).find(([, value]) => value !== undefined && value !== false);
+  if (excluded) throw new UsageError(`${durable} and --${excluded[0]} exclude each other`);
 }
 
 /** The smallest window `--context-window` accepts (compaction needs room for a summary). */
@@ -314,6 +392,10 @@ function parse(argv: readonly string[]) {
       replay: { type: 'string' },
       approve: { type: 'string', multiple: true },
       deny: { type: 'string', multiple: true },
+      enqueue: { type: 'string' },
+      workflow: { type: 'string' },
+      queue: { type: 'string' },
+      concurrency: { type: 'string' },
     },
   });
 }

@@ -1,3 +1,4 @@
+import type { DurableAgentContext } from '@mh/durable-dbos';
 import type { Cassette } from '@mh/eval';
 import type { Provider, SessionStore, Tracer } from '@mh/sdk';
 import {
@@ -24,7 +25,7 @@ export const DEFAULT_MODELS: Readonly<Record<NonNullable<CliOptions['provider']>
  * The provider the command line names. A missing key is a usage error naming the environment
  * variable: the provider's own error also offers its `apiKey` option, which mh has no flag for.
  */
-async function buildProvider(options: CliOptions): Promise<Provider> {
+export async function buildProvider(options: CliOptions): Promise<Provider> {
   try {
     return await buildNamedProvider(options);
   } catch (error) {
@@ -224,15 +225,35 @@ export async function buildAgent(
   const live = cassette?.mode === 'lockdown' ? undefined : await buildProvider(options);
   const provider = cassetteProvider(cassette, live);
   const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
+  return agentFor(options, { provider, registry, session, tracer, cassette });
+}
+
+/**
+ * The agent the command line describes, on `provider` and `registry`; in a durable worker
+ * (`durable`), with the workflow's steps, session and fence.
+ */
+export function agentFor(
+  options: CliOptions,
+  parts: {
+    readonly provider: Provider;
+    readonly registry: ToolRegistry;
+    readonly session?: { readonly store: SessionStore; readonly id: string };
+    readonly tracer?: Tracer;
+    readonly cassette?: Cassette;
+    readonly durable?: DurableAgentContext;
+  },
+): Agent {
+  const { durable, cassette } = parts;
   try {
     return new Agent({
-      session,
-      tracer,
-      provider,
+      session: durable?.session ?? parts.session,
+      ...(durable ? { steps: durable.steps, fencing: durable.fencing } : {}),
+      tracer: parts.tracer,
+      provider: parts.provider,
       model: runModel(options, cassette),
       system: options.system,
       maxOutputTokens: options.maxOutputTokens,
-      tools: cassetteTools(cassette, registry, options.grants),
+      tools: cassetteTools(cassette, parts.registry, options.grants),
       // A write or exec call not granted waits for the person (asked at a terminal, else the run
       // ends with it waiting: --approve/--deny answer it later) instead of being refused.
       permissions: { grants: options.grants, onAsk: 'interrupt' },

@@ -50,6 +50,14 @@ Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, c
                           exit: mh --db PATH --session ID asks again at a terminal, or lists it
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
+Durable runs (DBOS over PostgreSQL: a killed worker's run continues on another; see @mh/durable-dbos):
+  mh worker --db postgres://… --fake   run a worker: it takes runs from the queue with the agent its
+                          flags describe (provider, model, tools, --grant); start as many as you like
+  --enqueue PROMPT        with --db postgres://…: enqueue a run for the workers, follow it, print the
+                          answer (a new session, or --session ID). Ungranted calls wait (exit 5):
+  --workflow ID           follow run ID; with --approve/--deny, answer its waiting calls first
+  --queue NAME            the queue (default agents); --concurrency N: most runs at once on this worker
+
 MCP servers (their tools join the built-in ones, named SERVER__TOOL; so NAME has no '__'):
   --mcp NAME=COMMAND      start an MCP server over stdio, e.g.
                           --mcp fs="npx -y @modelcontextprotocol/server-filesystem ./data" (repeatable)

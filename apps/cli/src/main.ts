@@ -13,14 +13,14 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  const version = (createRequire(import.meta.url)('../package.json') as { version: string })
+    .version;
   if (options.version) {
-    const version = (createRequire(import.meta.url)('../package.json') as { version: string })
-      .version;
     process.stdout.write(`mh ${version}\n`);
     return 0;
   }
   const { runCommand } = await import('./run.js');
-  return await runCommand(options);
+  return await runCommand(options, version);
 }
 
 /** Prints a failure of `main` on stderr and returns the exit code it calls for. */

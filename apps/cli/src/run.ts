@@ -28,7 +28,11 @@ import { UsageError } from './usage-error.js';
  * Runs what the parsed command line asks for, past `--help` and `--version`, and returns the exit
  * code. `main.ts` loads this module only then, so those two print without loading the SDK.
  */
-export async function runCommand(options: CliOptions): Promise<number> {
+export async function runCommand(options: CliOptions, version = '0.0.0'): Promise<number> {
+  // Durable runs (DBOS over PostgreSQL) load only for their commands.
+  if (options.worker) return await (await import('./durable.js')).runWorker(options, version);
+  if (options.enqueue !== undefined || options.workflow !== undefined)
+    return await (await import('./durable.js')).runEnqueued(options);
   // Listing tools reads no session: the database is neither opened nor created.
   const db = options.listTools && !options.listSessions ? undefined : options.db;
   if (db !== undefined) refuseMissingDatabase(db, options);

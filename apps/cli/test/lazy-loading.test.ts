@@ -17,6 +17,8 @@ const FAKE_MCP_SERVER = fileURLToPath(
 /** What a flag may pull in; none of it is needed to answer one prompt offline (nor is zod). */
 const HEAVY = [
   '@anthropic-ai/sdk',
+  '@dbos-inc/dbos-sdk',
+  '@mh/durable-dbos',
   '@modelcontextprotocol/client',
   '@mh/eval',
   '@mh/mcp',

@@ -1,10 +1,12 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { ConfigError, type Interrupt, type Message, type RunResult } from '@mh/core';
+import { ConfigError, type Interrupt, type Message } from '@mh/core';
 import {
   DECISIONS_TOPIC,
   DEFAULT_QUEUE,
   type DurableDecision,
+  type DurableRun,
   INTERRUPTS_EVENT,
+  RESULT_POLL_MS,
   workflowName,
 } from './durable-agents.js';
 import { type RunRecord, runOfRecord } from './run-record.js';
@@ -53,7 +55,7 @@ export async function enqueueRun(
     readonly queue?: string;
     readonly workflowId?: string;
   },
-): Promise<{ readonly workflowId: string; result(): Promise<RunResult> }> {
+): Promise<DurableRun> {
   if (typeof run.session !== 'string' || run.session === '')
     throw new ConfigError('run.session', 'expected a session id');
   const handle = await client.enqueue(
@@ -67,6 +69,11 @@ export async function enqueueRun(
   );
   return {
     workflowId: handle.workflowID,
-    result: async () => runOfRecord((await handle.getResult()) as RunRecord),
+    result: async (options) =>
+      runOfRecord(
+        (await handle.getResult({
+          pollingIntervalMs: options?.pollingIntervalMs ?? RESULT_POLL_MS,
+        })) as RunRecord,
+      ),
   };
 }

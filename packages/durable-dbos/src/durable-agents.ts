@@ -73,6 +73,9 @@ export const INTERRUPTS_EVENT = 'mh.interrupts';
 /** The event a run publishes when decisions it received were refused (`ConfigError`). */
 export const REFUSED_EVENT = 'mh.decisions.refused';
 
+/** How often a waiting `result()` looks for the run's end, in ms. */
+export const RESULT_POLL_MS = 100;
+
 /** The workflow name of the agent `name`. */
 export const workflowName = (name: string): string => `mh.agent.${name}`;
 
@@ -85,8 +88,11 @@ interface RunInput {
 /** A run in flight or finished, from any process that can reach the system database. */
 export interface DurableRun {
   readonly workflowId: string;
-  /** Waits for the run to end and returns its result (a run that waited too long: `interrupted`). */
-  result(): Promise<RunResult>;
+  /**
+   * Waits for the run to end and returns its result (a run that waited too long: `interrupted`),
+   * polling the system database every `pollingIntervalMs` (default 100).
+   */
+  result(options?: { readonly pollingIntervalMs?: number }): Promise<RunResult>;
 }
 
 /** The durable agents of a worker: register them before launch, then start runs. */
@@ -146,7 +152,12 @@ export function durableAgents(options: DurableAgentsOptions): DurableAgents {
   }
   const handle = (workflowId: string): DurableRun => ({
     workflowId,
-    result: async () => runOfRecord(await dbos.retrieveWorkflow<RunRecord>(workflowId).getResult()),
+    result: async (options) =>
+      runOfRecord(
+        await dbos
+          .retrieveWorkflow<RunRecord>(workflowId)
+          .getResult({ pollingIntervalMs: options?.pollingIntervalMs ?? RESULT_POLL_MS }),
+      ),
   });
   return {
     async start(name, prompt, startOptions) {

@@ -25,6 +25,7 @@ import {
 const pgUrl = process.env.MH_TEST_PG_URL;
 const pgRequired = process.env.MH_REQUIRE_POSTGRES === '1';
 const KILLS_PER_PHASE = Number(process.env.MH_DURABLE_KILLS ?? 10);
+const RUNS = Number(process.env.MH_DURABLE_RUNS ?? 200);
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
 const dir = mkdtempSync(join(tmpdir(), 'mh-durable-'));
@@ -175,4 +176,40 @@ describe.skipIf(pgUrl === undefined && !pgRequired)('durable runs across worker 
       sideEffects(job.sideFile).filter((line) => line.startsWith(`start call_${run}_0_0 `)),
     ).toHaveLength(1);
   }, 120_000);
+
+  it('spreads 200 queued runs over 4 workers: each completes once, the queue limit is never exceeded', async () => {
+    for (const worker of live()) await worker.kill();
+    const queues = {
+      agents: { minPollingIntervalMs: 50 },
+      limited: { globalConcurrency: 3, minPollingIntervalMs: 50 },
+    };
+    await Promise.all(Array.from({ length: 4 }, () => launch({ queues })));
+    server.maxActive = 0;
+    const before = server.requests.length;
+    const startedAt = Date.now();
+    const runs = await Promise.all(
+      Array.from({ length: RUNS }, (_, n) =>
+        enqueueRun(client, {
+          agent: 'support',
+          prompt: `run q${n} queued`,
+          session: `session-q${n}`,
+          queue: 'limited',
+        }),
+      ),
+    );
+    const results = await Promise.all(runs.map((run) => run.result()));
+    const seconds = (Date.now() - startedAt) / 1000;
+    expect(results.filter((result) => result.status === 'completed')).toHaveLength(RUNS);
+    const answered = server.requests.slice(before).filter((request) => request.finished);
+    // Every run's one model call was answered exactly once, on one of the four workers.
+    expect(new Set(answered.map((request) => request.key)).size).toBe(RUNS);
+    expect(answered).toHaveLength(RUNS);
+    const byWorker = new Set(answered.map((request) => request.worker));
+    expect(byWorker.size).toBeGreaterThan(1);
+    expect(server.maxActive).toBeLessThanOrEqual(3);
+    expect(server.maxActive).toBe(3);
+    process.stdout.write(
+      `durable queue: ${RUNS} runs on 4 workers (limit 3) in ${seconds.toFixed(1)} s, ${(RUNS / seconds).toFixed(1)} runs/s, ${byWorker.size} workers took runs, max active ${server.maxActive}\n`,
+    );
+  }, 300_000);
 });

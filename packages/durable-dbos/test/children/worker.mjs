@@ -71,7 +71,7 @@ const worker = await launchWorker({
     applicationVersion: 'test-1',
     logLevel: 'error',
   },
-  queues: { agents: job.queueLimits ?? {} },
+  queues: job.queues ?? { agents: job.queueLimits ?? {} },
   recoveryIntervalMs: job.recoveryIntervalMs ?? 200,
   onError: (error) => process.stderr.write(`watch: ${error?.message ?? error}\n`),
 });

@@ -14,7 +14,7 @@ type ScriptTurn = { readonly calls: readonly ScriptCall[] } | { readonly text: s
  * The runs' scripts, by the kind named in the prompt (`run <id> <kind>`):
  * - `plain`: save a; then lookup and save b; then the answer.
  * - `approve`: a save that needs approval; then the answer.
- * - `fast`: the answer at once.
+ * - `fast`: the answer at once; `queued`: the answer after 60 ms.
  */
 const SCRIPTS: Readonly<Record<string, readonly ScriptTurn[]>> = {
   plain: [
@@ -29,7 +29,11 @@ const SCRIPTS: Readonly<Record<string, readonly ScriptTurn[]>> = {
   ],
   approve: [{ calls: [{ name: 'save', args: { note: 'approve-me' } }] }, { text: 'done' }],
   fast: [{ text: 'done' }],
+  queued: [{ text: 'done' }],
 };
+
+/** How long the answer of a kind takes, in ms (so runs overlap and a concurrency limit shows). */
+const DELAYS: Readonly<Record<string, number>> = { queued: 60 };
 
 /** A model call as the server saw it. */
 export interface ModelRequest {
@@ -137,7 +141,7 @@ export class ModelServer {
       if (hold) {
         hold.release = answer;
         hold.arrived();
-      } else answer();
+      } else setTimeout(answer, DELAYS[kind] ?? 0);
     });
   }
 }

@@ -30,6 +30,8 @@ export interface WorkerJob {
   readonly modelUrl: string;
   readonly sideFile: string;
   readonly queueLimits?: Record<string, unknown>;
+  /** The queues and their limits (default: `agents` with `queueLimits`). */
+  readonly queues?: Record<string, Record<string, unknown>>;
   readonly toolMs?: number;
   readonly recoveryIntervalMs?: number;
 }
