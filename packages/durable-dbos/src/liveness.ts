@@ -29,13 +29,27 @@ export async function startLiveness(options: {
   readonly systemDatabaseUrl: string;
   readonly executorId: string;
   readonly intervalMs: number;
+  /** Told of a failed watch round (the next round tries again with a new connection). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called once if the lease's connection breaks: other workers may then take this worker's runs
+   * over, so it must stop running them (`launchWorker` shuts DBOS down).
+   */
+  readonly onLost?: (error: unknown) => void;
 }): Promise<Liveness> {
   const { dbos, executorId, intervalMs } = options;
-  const lease = new pg.Client({ connectionString: options.systemDatabaseUrl });
-  const watch = new pg.Client({ connectionString: options.systemDatabaseUrl });
-  await lease.connect();
-  await watch.connect();
+  const connect = async (role: string): Promise<pg.Client> => {
+    const client = new pg.Client({
+      connectionString: options.systemDatabaseUrl,
+      application_name: `mh-${role}:${executorId}`.slice(0, 63),
+    });
+    // Errors come back through the next query; without a listener one would crash the process.
+    client.on('error', () => {});
+    await client.connect();
+    return client;
+  };
+  const lease = await connect('lease');
+  let watch = await connect('watch');
   // A lease that cannot be taken means another live process uses the same executor id.
   const taken = await lease.query<{ ok: boolean }>(
     'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
@@ -47,10 +61,22 @@ export async function startLiveness(options: {
   }
   const recovered: string[] = [];
   let stopped = false;
+  let lost = false;
+  const onLost = (error: unknown): void => {
+    if (stopped || lost) return;
+    lost = true;
+    options.onLost?.(error);
+  };
+  lease.on('error', onLost);
+  lease.on('end', () => onLost(new Error(`the lease connection of ${executorId} ended`)));
   let round: Promise<void> = Promise.resolve();
   const tick = (): void => {
-    round = takeOverDead(dbos, watch, executorId, recovered).catch((error: unknown) => {
-      if (!stopped) options.onError?.(error);
+    round = takeOverDead(dbos, watch, executorId, recovered).catch(async (error: unknown) => {
+      if (stopped) return;
+      options.onError?.(error);
+      // A broken watch connection is replaced for the next round.
+      await watch.end().catch(() => {});
+      watch = await connect('watch').catch(() => watch);
     });
   };
   const timer = setInterval(() => {

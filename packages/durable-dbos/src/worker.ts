@@ -32,6 +32,11 @@ export interface Worker {
   readonly executorId: string;
   /** Workflows this worker took over from dead workers. */
   readonly recovered: readonly string[];
+  /**
+   * True once its lease's connection broke: DBOS is then shut down, as other workers may take
+   * its runs over (a worker cannot tell a lost connection from its own death as others see it).
+   */
+  readonly leaseLost: boolean;
   /** Stops watching, releases the lease and shuts DBOS down (running workflows are left to recovery). */
   stop(): Promise<void>;
 }
@@ -55,6 +60,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   dbos.setConfig({ ...config, executorID: executorId });
   await dbos.launch();
   let liveness: Liveness | undefined;
+  let lostLease: Promise<void> | undefined;
   try {
     for (const [name, limits] of Object.entries({ [DEFAULT_QUEUE]: {}, ...options.queues }))
       await dbos.registerQueue(name, limits);
@@ -64,6 +70,14 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       executorId,
       intervalMs: interval,
       ...(options.onError ? { onError: options.onError } : {}),
+      // Others may now take this worker's runs over: it must stop running them.
+      onLost: (error) => {
+        const cause = error instanceof Error ? error.message : String(error);
+        options.onError?.(
+          new Error(`lost the lease of executor ${executorId} (${cause}): shutting DBOS down`),
+        );
+        lostLease = dbos.shutdown();
+      },
     });
   } catch (error) {
     await dbos.shutdown();
@@ -73,9 +87,13 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   return {
     executorId,
     recovered: lease.recovered,
+    get leaseLost() {
+      return lostLease !== undefined;
+    },
     async stop() {
       await lease.stop();
-      await dbos.shutdown();
+      if (lostLease) await lostLease;
+      else await dbos.shutdown();
     },
   };
 }

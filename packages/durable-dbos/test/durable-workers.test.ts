@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { SessionStore } from '@mh/core';
 import { openPostgresStore } from '@mh/session-sql/postgres';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun, sendDecisions, waitingCalls } from '../src/client.js';
 import { ModelServer } from './support/model-server.js';
@@ -175,6 +176,48 @@ describe.skipIf(pgUrl === undefined && !pgRequired)('durable runs across worker 
     expect(
       sideEffects(job.sideFile).filter((line) => line.startsWith(`start call_${run}_0_0 `)),
     ).toHaveLength(1);
+  }, 120_000);
+
+  it('stops a worker whose lease connection broke, and another worker takes its run over', async () => {
+    while (live().length < 2) await launch();
+    const run = 'lease';
+    const held = server.hold(`${run}#1`);
+    const started = await enqueueRun(client, {
+      agent: 'support',
+      prompt: `run ${run} plain`,
+      session: `session-${run}`,
+      queue: 'agents',
+    });
+    await held.arrived;
+    const holder = server.requests.filter((request) => request.key === `${run}#1`).at(-1)?.worker;
+    const victim = live().find((worker) => String(worker.pid) === holder);
+    expect(victim).toBeDefined();
+    // The server drops the lease's connection (a network cut, a failover): the worker cannot tell
+    // that from its own death as the others see it, so it shuts DBOS down.
+    const admin = new pg.Client({ connectionString: job.systemUrl });
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1',
+        [`mh-lease:mh-%-${victim?.pid}-%`],
+      );
+      expect(ended.rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    held.release();
+    const result = await started.result();
+    expect(result.status).toBe('completed');
+    await until(
+      () => (victim?.stderr() ?? '').includes('lost the lease of executor'),
+      10_000,
+      'the lease loss',
+    );
+    const effects = sideEffects(job.sideFile);
+    expect(effects.filter((line) => line.startsWith(`start call_${run}_0_0 `))).toHaveLength(1);
+    expect(
+      effects.filter((line) => line.startsWith(`start call_${run}_1_1 `)).length,
+    ).toBeLessThanOrEqual(1);
   }, 120_000);
 
   it('spreads 200 queued runs over 4 workers: each completes once, the queue limit is never exceeded', async () => {
