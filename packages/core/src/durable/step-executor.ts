@@ -36,7 +36,9 @@ export function stepExecutor(inner: ToolExecutor, steps: StepRunner): ToolExecut
       for (const call of calls) {
         if (context.signal.aborted) return;
         yield { type: 'tool-start', call };
-        const outcome = await runCall(inner, steps, call, context);
+        // With the call's span active, the engine's step spans nest under it.
+        const run = (): Promise<ToolOutcome | undefined> => runCall(inner, steps, call, context);
+        const outcome = await (context.scope ? context.scope(call, run) : run());
         if (outcome === undefined || context.signal.aborted) return;
         yield { type: 'tool-end', outcome };
       }

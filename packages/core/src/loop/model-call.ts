@@ -81,9 +81,15 @@ export async function* streamModelCall(
   let attemptUsage: Usage | undefined;
   try {
     const iterator = provider.stream(request, { signal: run.signal })[Symbol.asyncIterator]();
+    // The call starts with the first pull: with the call's span active there, spans the provider
+    // opens (its HTTP client's, a durable engine's step) nest under it. One switch per call.
+    let pulled = false;
     try {
       while (end === undefined) {
-        const next = await run.race(iterator.next());
+        const next = await run.race(
+          pulled ? iterator.next() : context.tracer.withSpan(span, () => iterator.next()),
+        );
+        pulled = true;
         if (next === ABORTED || next.done) break;
         const event = next.value;
         if (firstChunkAt === undefined && isChunk(event)) firstChunkAt = clock.now();
