@@ -178,6 +178,37 @@ describe.skipIf(pgUrl === undefined && !pgRequired)('durable runs across worker 
     ).toHaveLength(1);
   }, 120_000);
 
+  it('refuses a second run on a session while one is queued or running', async () => {
+    while (live().length < 1) await launch();
+    const run = 'dedup';
+    const held = server.hold(`${run}#0`);
+    const first = await enqueueRun(client, {
+      agent: 'support',
+      prompt: `run ${run} fast`,
+      session: `session-${run}`,
+      queue: 'agents',
+    });
+    await held.arrived;
+    await expect(
+      enqueueRun(client, {
+        agent: 'support',
+        prompt: `run ${run}-again fast`,
+        session: `session-${run}`,
+        queue: 'agents',
+      }),
+    ).rejects.toMatchObject({ name: 'DBOSQueueDuplicatedError' });
+    held.release();
+    expect((await first.result()).status).toBe('completed');
+    // Once it ended, the session takes the next run.
+    const next = await enqueueRun(client, {
+      agent: 'support',
+      prompt: `run ${run}-next fast`,
+      session: `session-${run}`,
+      queue: 'agents',
+    });
+    expect((await next.result()).text).toBe(`done ${run}-next`);
+  }, 60_000);
+
   it('stops a worker whose lease connection broke, and another worker takes its run over', async () => {
     while (live().length < 2) await launch();
     const run = 'lease';

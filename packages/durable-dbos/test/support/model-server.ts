@@ -14,7 +14,7 @@ type ScriptTurn = { readonly calls: readonly ScriptCall[] } | { readonly text: s
  * The runs' scripts, by the kind named in the prompt (`run <id> <kind>`):
  * - `plain`: save a; then lookup and save b; then the answer.
  * - `approve`: a save that needs approval; then the answer.
- * - `fast`: the answer at once; `queued`: the answer after 60 ms.
+ * - `fast`: the answer at once; `queued`: the answer after 150 ms.
  */
 const SCRIPTS: Readonly<Record<string, readonly ScriptTurn[]>> = {
   plain: [
@@ -33,7 +33,7 @@ const SCRIPTS: Readonly<Record<string, readonly ScriptTurn[]>> = {
 };
 
 /** How long the answer of a kind takes, in ms (so runs overlap and a concurrency limit shows). */
-const DELAYS: Readonly<Record<string, number>> = { queued: 60 };
+const DELAYS: Readonly<Record<string, number>> = { queued: 150 };
 
 /** A model call as the server saw it. */
 export interface ModelRequest {
@@ -108,11 +108,13 @@ export class ModelServer {
     });
     request.on('end', () => {
       const parsed = JSON.parse(body) as { messages: { role: string; content: unknown }[] };
-      const prompt = parsed.messages.find((m) => m.role === 'user');
+      // The run's prompt is the last user message: a session's later run continues its history.
+      const at = parsed.messages.map((m) => m.role).lastIndexOf('user');
+      const prompt = parsed.messages[at];
       const text =
         typeof prompt?.content === 'string' ? prompt.content : JSON.stringify(prompt?.content);
       const [, run = 'unknown', kind = 'plain'] = /run (\S+) (\S+)/.exec(text) ?? [];
-      const turn = parsed.messages.filter((m) => m.role === 'assistant').length;
+      const turn = parsed.messages.slice(at).filter((m) => m.role === 'assistant').length;
       const key = `${run}#${turn}`;
       const seen: ModelRequest = {
         key,
