@@ -4,8 +4,8 @@ import type { HistoryRepair } from '../messages/history.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import type { OutputDelta } from '../output/deltas.js';
-import type { StopReason, StreamEvent } from '../ports/provider.js';
-import type { Permission } from '../ports/tool.js';
+import type { JsonSchema, StopReason, StreamEvent } from '../ports/provider.js';
+import type { AskedQuestion, Permission } from '../ports/tool.js';
 import type { ToolOutcome } from '../ports/tool-executor.js';
 
 /** How a run ended. */
@@ -67,8 +67,38 @@ export interface RunResult {
   readonly pendingTurn?: HeldTurn;
 }
 
-/** A tool call that waits for a person's decision. */
-export interface Interrupt {
+/** What a call waits for: a person's approval before it runs, or their answer to its question. */
+export const INTERRUPT_KINDS = ['approval', 'question'] as const;
+/** What a call waits for (see `Interrupt`). */
+export type InterruptKind = (typeof INTERRUPT_KINDS)[number];
+
+/**
+ * A tool call that waits for a person: an `approval` (the call has not run; decide with `{ callId,
+ * approve }`) or a `question` its tool asked while running (`ToolRunContext.interrupt`; answer
+ * with `{ callId, answer }`).
+ */
+export type Interrupt = ApprovalInterrupt | QuestionInterrupt;
+
+/** A call that waits for a person's approval before it runs. */
+export interface ApprovalInterrupt extends InterruptFields {
+  /** What it waits for. */
+  readonly kind: 'approval';
+}
+
+/** A call whose tool asked a question and waits for the answer (it runs again, answered). */
+export interface QuestionInterrupt extends InterruptFields {
+  /** What it waits for. */
+  readonly kind: 'question';
+  /** The question, as the person reads it (also `reason`). */
+  readonly question: string;
+  /** JSON Schema the answer must satisfy, when the tool gave one. */
+  readonly schema?: JsonSchema;
+  /** The answers the call already got to its earlier questions, oldest first. */
+  readonly answers: readonly unknown[];
+}
+
+/** What every interrupt says of its call. */
+export interface InterruptFields {
   /** The call's id: what a decision names. */
   readonly callId: string;
   /** The tool. */
@@ -89,6 +119,14 @@ export interface HeldTurn {
   readonly assistant: Message;
   /** Results of the calls that ran before the run stopped. */
   readonly results: readonly ToolResultBlock[];
+  /** The questions calls stopped on (`ToolRunContext.interrupt`), absent when none did. */
+  readonly questions?: readonly HeldQuestion[];
+}
+
+/** A question a held turn's call stopped on. */
+export interface HeldQuestion extends AskedQuestion {
+  /** The call that asked it. */
+  readonly callId: string;
 }
 
 /**
