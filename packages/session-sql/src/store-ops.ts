@@ -1,4 +1,5 @@
 import type {
+  AskedQuestion,
   BranchInfo,
   Checkpoint,
   Message,
@@ -22,7 +23,13 @@ import {
 } from './session-rows.js';
 import type { StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
-import { markCall, readPendingTurn, writePendingTurn } from './turn-journal.js';
+import {
+  claimAnswered,
+  holdOnQuestion,
+  markCall,
+  readPendingTurn,
+  writePendingTurn,
+} from './turn-journal.js';
 
 // Every store call, after its arguments were checked and its CPU work (hashing, encoding) done,
 // is one named operation on a database handle inside a transaction. Named, with plain-data
@@ -127,6 +134,16 @@ export const writeOps = {
     a: { sessionId: string; branch: string; callId: string; result: ToolResultBlock | undefined },
   ): Promise<void> =>
     markCall(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.result),
+  holdOnQuestion: (
+    db: Db,
+    a: { sessionId: string; branch: string; callId: string; question: AskedQuestion },
+  ): Promise<void> =>
+    holdOnQuestion(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.question),
+  claimAnswered: (
+    db: Db,
+    a: { sessionId: string; branch: string; callId: string; answers: readonly unknown[] },
+  ): Promise<void> =>
+    claimAnswered(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.answers),
 };
 
 /** The name of a read operation. */
