@@ -155,7 +155,12 @@ export async function markCall(
   // same turn (a live one and one that took it for crashed) never both run it.
   let update = db
     .updateTable('pending_calls')
-    .set(result === undefined ? { started: 1 } : { started: 1, result: canonicalJson(result) })
+    .set(
+      result === undefined
+        ? { started: 1 }
+        : // A finished call waits on no question any more.
+          { started: 1, result: canonicalJson(result), question: null },
+    )
     .where('session_seq', '=', session.seq)
     .where('branch', '=', branch.name)
     .where('call_id', '=', callId);

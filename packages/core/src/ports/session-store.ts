@@ -87,7 +87,8 @@ export interface ToolCallJournalEntry {
   readonly result?: ToolResultBlock;
   /**
    * The question the call stopped on (`journalQuestion`) and waits to have answered; absent once
-   * answered (`journalAnswer`) or when it never asked. Such a call is `started` and has no result.
+   * answered (`journalAnswer`) or finished (`journalEnd`), or when it never asked. Such a call is
+   * `started` and has no result.
    */
   readonly question?: AskedQuestion;
   /** The answers the call runs (or ran) again with (`journalAnswer`), oldest first. */
