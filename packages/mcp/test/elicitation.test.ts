@@ -1,4 +1,11 @@
-import { ConfigError, questionAsker, type Tool, ToolInterrupt } from '@mh/core';
+import {
+  ConfigError,
+  type QuestionAsker,
+  questionAsker,
+  type Tool,
+  ToolInterrupt,
+  type ToolRunContext,
+} from '@mh/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type McpClient, registerMcpTools } from '../src/index.js';
 import { fakeClient, readLog, waitFor } from './helpers.js';
@@ -23,7 +30,7 @@ async function elicitTool(elicitation?: 'interrupt') {
   return { tool, logFile };
 }
 
-const context = (asker: { interrupt: (question: never) => Promise<unknown> } | undefined) => ({
+const context = (asker: QuestionAsker | undefined): ToolRunContext => ({
   signal: new AbortController().signal,
   callId: 'c1',
   attempt: 1,
