@@ -13,6 +13,7 @@ import { headOf, makeCurrent, startBranch } from './branch-ops.js';
 import { commitTurn, type PreparedTurn } from './commit-turn.js';
 import { toHex } from './content-hash.js';
 import { loadChain, loadState } from './load-branch.js';
+import { claimAnswered, holdOnQuestion } from './question-journal.js';
 import { insertSession, removeSession, sessionInfos } from './session-ops.js';
 import {
   branchRows,
@@ -23,13 +24,7 @@ import {
 } from './session-rows.js';
 import type { StoreBackend } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
-import {
-  claimAnswered,
-  holdOnQuestion,
-  markCall,
-  readPendingTurn,
-  writePendingTurn,
-} from './turn-journal.js';
+import { markCall, readPendingTurn, writePendingTurn } from './turn-journal.js';
 
 // Every store call, after its arguments were checked and its CPU work (hashing, encoding) done,
 // is one named operation on a database handle inside a transaction. Named, with plain-data
