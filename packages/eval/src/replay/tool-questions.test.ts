@@ -1,4 +1,10 @@
-import { type ToolCallEvent, type ToolOutcome, type ToolUseBlock, toolResult } from '@mh/core';
+import {
+  type ToolCallEvent,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolUseBlock,
+  toolResult,
+} from '@mh/core';
 import { describe, expect, it } from 'vitest';
 import { CountingExecutor, tempCassette } from '../../test/helpers.js';
 import { openCassette } from '../cassette/cassette.js';
@@ -30,9 +36,7 @@ class AskingExecutor extends CountingExecutor {
 
 const call: ToolUseBlock = { type: 'tool_use', id: 't1', name: 'lookup', input: { query: 'x' } };
 
-async function outcomesOf(executor: {
-  execute: CountingExecutor['execute'];
-}): Promise<ToolOutcome[]> {
+async function outcomesOf(executor: ToolExecutor): Promise<ToolOutcome[]> {
   const outcomes: ToolOutcome[] = [];
   for await (const event of executor.execute([call], { signal: new AbortController().signal }))
     if (event.type === 'tool-end') outcomes.push(event.outcome);
