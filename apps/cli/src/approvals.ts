@@ -1,7 +1,7 @@
-import type { Decision, Interrupt } from '@mh/sdk';
+import type { Decision, Interrupt, QuestionInterrupt } from '@mh/sdk';
 import { UsageError } from './usage-error.js';
 
-/** The exit code of a run that ended with tool calls waiting for approval. */
+/** The exit code of a run that ended with tool calls waiting for a person (approval or answer). */
 export const APPROVAL_EXIT_CODE = 5;
 
 /** How many characters of a call's arguments (compact JSON) a question shows. */
@@ -23,6 +23,8 @@ export function waitingNotice(
   interrupts: readonly Interrupt[],
   resume: string | undefined,
 ): string {
+  const questions = interrupts.filter((interrupt) => interrupt.kind === 'question');
+  if (questions.length > 0) return questionNotice(interrupts, questions, resume);
   const lines = interrupts.map(
     (interrupt) => `  ${interrupt.callId}  ${shownCall(interrupt)}  (${interrupt.reason})`,
   );
@@ -36,6 +38,48 @@ export function waitingNotice(
       ? `  run again with ${grants.join(' ') || '--grant'} to allow such tools, or with --db PATH to answer later`
       : `  answer with: mh ${resume} --approve ${first}   (or --deny ${first}[=MESSAGE]; repeatable;\n  give the same tool flags, e.g. --mcp, so the tools are there)`;
   return `mh: ${interrupts.length} tool call(s) wait for approval:\n${lines.join('\n')}\n${how}\n`;
+}
+
+/**
+ * The notice when some waiting calls asked a question (`ctx.interrupt`): each call, its question
+ * (and the answer's schema), and the `--answer` (or `--approve`/`--deny`) lines that answer them.
+ */
+function questionNotice(
+  interrupts: readonly Interrupt[],
+  questions: readonly QuestionInterrupt[],
+  resume: string | undefined,
+): string {
+  const lines = interrupts.map((interrupt) =>
+    interrupt.kind === 'question'
+      ? `  ${interrupt.callId}  ${shownCall(interrupt)}  asks: ${interrupt.question}${schemaHint(interrupt)}`
+      : `  ${interrupt.callId}  ${shownCall(interrupt)}  (${interrupt.reason})`,
+  );
+  const first = questions[0]?.callId ?? 'CALL_ID';
+  const how =
+    resume === undefined
+      ? '  run again with --db PATH to answer later: without a session the question ends with this process'
+      : `  answer with: mh ${resume} --answer ${first}=TEXT   (or --answer-json ${first}=JSON; an approval\n  with --approve/--deny; give the same tool flags, e.g. --mcp, so the tools are there)`;
+  return `mh: ${interrupts.length} tool call(s) wait for you:\n${lines.join('\n')}\n${how}\n`;
+}
+
+/** ` (answer: {"type":"integer"})` when the question gave a schema. */
+function schemaHint(interrupt: QuestionInterrupt): string {
+  return interrupt.schema ? ` (answer: ${JSON.stringify(interrupt.schema)})` : '';
+}
+
+/**
+ * The answer a typed line gives to `interrupt`: the text itself, unless its schema asks for
+ * something other than a string (a number, a boolean, an object…): then the line is read as JSON
+ * when it parses (and left as text otherwise, for the schema check to name).
+ */
+export function answerOfLine(interrupt: QuestionInterrupt, line: string): unknown {
+  const type = interrupt.schema?.type;
+  if (type === undefined || type === 'string') return line;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return line;
+  }
 }
 
 /** Asks a question at the terminal and resolves with the typed line. */
@@ -55,6 +99,13 @@ export async function askDecisions(
   const decisions: Decision[] = [];
   for (const interrupt of interrupts) {
     const { callId, tool } = interrupt;
+    if (interrupt.kind === 'question') {
+      const line = await ask(
+        `${shownCall(interrupt)} asks: ${interrupt.question}${schemaHint(interrupt)}\n> `,
+      );
+      decisions.push({ callId, answer: answerOfLine(interrupt, line.trim()) });
+      continue;
+    }
     if (always.has(tool)) {
       note(`(allowed ${shownCall(interrupt)}: always allowed in this session)\n`);
       decisions.push({ callId, approve: true });
@@ -68,10 +119,14 @@ export async function askDecisions(
   return decisions;
 }
 
-/** `--approve ID` and `--deny ID[=MESSAGE]` as decisions; an id given twice is a usage error. */
+/**
+ * `--approve ID`, `--deny ID[=MESSAGE]`, `--answer ID=TEXT` (the text) and `--answer-json
+ * ID=JSON` (parsed) as decisions; an id given twice, or JSON that does not parse, is a usage error.
+ */
 export function decisionsOf(
   approve: readonly string[],
   deny: readonly string[],
+  answers: { readonly text?: readonly string[]; readonly json?: readonly string[] } = {},
 ): { readonly decisions: Decision[]; readonly flags: ReadonlyMap<string, string> } {
   const decisions: Decision[] = [];
   const flags = new Map<string, string>();
@@ -95,5 +150,32 @@ export function decisionsOf(
         : { callId, approve: false, message },
     );
   }
+  for (const [flag, values] of [
+    ['--answer', answers.text ?? []],
+    ['--answer-json', answers.json ?? []],
+  ] as const) {
+    for (const value of values) {
+      const at = value.indexOf('=');
+      if (at < 0)
+        throw new UsageError(
+          `${flag} ${value}: expected CALL_ID=${flag === '--answer' ? 'TEXT' : 'JSON'}`,
+        );
+      const callId = value.slice(0, at);
+      take(flag, callId);
+      const text = value.slice(at + 1);
+      decisions.push({
+        callId,
+        answer: flag === '--answer' ? text : parsedJson(flag, callId, text),
+      });
+    }
+  }
   return { decisions, flags };
+}
+
+function parsedJson(flag: string, callId: string, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError(`${flag} ${callId}: not JSON: ${text}`);
+  }
 }

@@ -44,8 +44,9 @@ export interface CliOptions {
   /** `--replay FILE`: serve the run from a cassette and report drift. */
   readonly replay: string | undefined;
   /**
-   * `--approve ID` and `--deny ID[=MESSAGE]`: answers to the session's calls waiting for
-   * approval, given when it resumes; `decisionFlags` maps each call id to the flag as typed.
+   * `--approve ID`, `--deny ID[=MESSAGE]`, `--answer ID=TEXT` and `--answer-json ID=JSON`: a
+   * person's decisions on the session's waiting calls (approvals, and answers to a tool's
+   * questions), given when it resumes; `decisionFlags` maps each call id to the flag as typed.
    */
   readonly decisions: readonly Decision[];
   readonly decisionFlags: ReadonlyMap<string, string>;
@@ -231,7 +232,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     if (values[flag] !== undefined && values[flag].trim() === '')
       throw new UsageError(`--${flag} expects a cassette file path`);
   }
-  const { decisions, flags: decisionFlags } = decisionsOf(values.approve ?? [], values.deny ?? []);
+  const { decisions, flags: decisionFlags } = decisionsOf(values.approve ?? [], values.deny ?? [], {
+    text: values.answer ?? [],
+    json: values['answer-json'] ?? [],
+  });
   const worker = positionals[0] === 'worker' && (argv[0] === 'worker' || argv[1] === 'worker');
   checkDurable(values, worker, positionals.length);
   if (decisions.length > 0 && values.session === undefined && values.workflow === undefined)
@@ -392,6 +396,8 @@ function parse(argv: readonly string[]) {
       replay: { type: 'string' },
       approve: { type: 'string', multiple: true },
       deny: { type: 'string', multiple: true },
+      answer: { type: 'string', multiple: true },
+      'answer-json': { type: 'string', multiple: true },
       enqueue: { type: 'string' },
       workflow: { type: 'string' },
       queue: { type: 'string' },

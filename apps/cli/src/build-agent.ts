@@ -179,9 +179,11 @@ export async function startMcpServers(
       const client = new McpClient(
         server.name,
         'url' in server ? { url: server.url } : { command: server.command, args: server.args },
+        // A server's elicitation during a tool call becomes that call's question to the user
+        // (asked at a terminal, or answered later with --answer).
         options.mcpTimeoutMs === undefined
-          ? { onWarning }
-          : { onWarning, initTimeoutMs: options.mcpTimeoutMs },
+          ? { onWarning, elicitation: 'interrupt' }
+          : { onWarning, elicitation: 'interrupt', initTimeoutMs: options.mcpTimeoutMs },
       );
       clients.push(client);
       await client.connect();

@@ -48,6 +48,9 @@ Sessions (SQLite or PostgreSQL; each turn committed, each tool call journaled, c
   --approve CALL_ID       approve a call of --session that waits for approval, and resume (repeatable)
   --deny CALL_ID[=MSG]    refuse it; the model reads MSG (repeatable). A waiting call survives the
                           exit: mh --db PATH --session ID asks again at a terminal, or lists it
+  --answer CALL_ID=TEXT   answer the question a tool of --session asked (its text), and resume: the
+                          call runs again with the answer (repeatable)
+  --answer-json CALL_ID=JSON  the same with a JSON answer (a number, an object, …)
   REPL: /checkpoints  /rewind TURN [BRANCH]  /fork BRANCH  /branches  /switch BRANCH
 
 Durable runs (DBOS over PostgreSQL: a killed worker's run continues on another; see @mh/durable-dbos):
@@ -94,8 +97,8 @@ REPL: Ctrl-C cancels the current answer (the conversation stays valid); a second
 Exit codes: 0 answered, 1 the run failed or a guard stopped it, 2 bad command line (or its
   --session is in use by another mh),
   3 a replay drifted from its recording, 4 the answer was cut off at the output limit (printed,
-  but incomplete), 5 tool calls wait for approval (listed on stderr with the --approve/--deny
-  command line that answers them), 130 interrupted, 143 (SIGTERM) or 129 (SIGHUP) terminated:
+  but incomplete), 5 tool calls wait for approval or an answer (listed on stderr with the
+  --approve/--deny/--answer command line that answers them), 130 interrupted, 143 (SIGTERM) or 129 (SIGHUP) terminated:
   as for Ctrl-C, the answer under way is cancelled and recorded first.
   Piped input runs every line, even after one fails (a refused /command prints one line), and
   exits with the worst code of its lines and of the resume at start (with --session, a turn a

@@ -138,8 +138,9 @@ export class Repl {
   }
 
   /**
-   * A run ended with calls waiting for approval: at a terminal, ask about each and resume with
-   * the answers; otherwise print them and how to answer them later.
+   * A run ended with calls waiting for a person (an approval, or an answer to a tool's question):
+   * at a terminal, ask about each and resume with the answers; otherwise print them and how to
+   * answer them later.
    */
   async #waiting(result: RunResult): Promise<number> {
     const interrupts = result.interrupts ?? [];

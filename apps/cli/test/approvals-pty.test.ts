@@ -9,6 +9,10 @@ import { MAIN, runCli, waitFor } from './run-cli.js';
 // util-linux `script` gives the CLI a real pseudo-terminal, as at a person's terminal.
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
+// The stdio server of @mh/mcp's tests: its `elicit` tool asks the client for a name.
+const fakeServer = new URL('../../../packages/mcp/test/servers/fake-server.mjs', import.meta.url)
+  .pathname;
+
 // The filesystem MCP server: its write_file is an `exec` tool the fake model calls when named.
 const fromMcp = createRequire(new URL('../../../packages/mcp/package.json', import.meta.url));
 const serverDir = dirname(fromMcp.resolve('@modelcontextprotocol/server-filesystem/package.json'));
@@ -81,5 +85,22 @@ describe.skipIf(!hasScript)('mh approvals in a pseudo-terminal', { timeout: 60_0
     mh.type('/exit\r');
     expect(await mh.exited).toBe(0);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it("asks an MCP server's question at the terminal and resumes with the typed answer", async () => {
+    const mh = startInTerminal([
+      '--fake',
+      '--mcp',
+      `fake=node ${fakeServer} ok`,
+      '--grant',
+      'exec',
+    ]);
+    await waitFor(() => mh.screen().includes('> '), 20_000, mh.screen);
+    mh.type('Use fake__elicit with who=ada\r');
+    await waitFor(() => mh.screen().includes('asks: Name to greet for ada?'), 20_000, mh.screen);
+    mh.type('{"name":"Ada"}\r');
+    await waitFor(() => mh.screen().includes('hello Ada'), 20_000, mh.screen);
+    mh.type('/exit\r');
+    expect(await mh.exited).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
  * `@mh/core` in one install break `instanceof`.
  */
 
+import type { AskedQuestion } from './ports/tool.js';
 import { brandCheck, errorBrand } from './support/brand-check.js';
 
 /** Base class of every error mini-harness throws. */
@@ -224,6 +225,28 @@ export class CancelledError extends HarnessError {
 
   constructor(message = 'Cancelled', options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/**
+ * What `ToolRunContext.interrupt` rejects with when its question has no answer yet: the call stops
+ * here and waits for a person. Not a failure: the executor turns it into an `interrupted` outcome
+ * (let it propagate out of the tool's `run`).
+ */
+export class ToolInterrupt extends HarnessError {
+  static override readonly brandName: string = 'ToolInterrupt';
+  /** True for a `ToolInterrupt` from any copy of `@mh/core`. */
+  static override readonly isInstance: (value: unknown) => value is ToolInterrupt =
+    brandCheck('ToolInterrupt');
+  /** The call that asks. */
+  readonly callId: string;
+  /** The question, with the answers the call already had. */
+  readonly question: AskedQuestion;
+
+  constructor(callId: string, question: AskedQuestion) {
+    super(`Call ${callId} waits for an answer: ${question.question}`);
+    this.callId = callId;
+    this.question = question;
   }
 }
 

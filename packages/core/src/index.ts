@@ -48,10 +48,13 @@ export {
   type SessionStoreFailure,
   SessionStoreUnavailableError,
   ToolInputError,
+  ToolInterrupt,
   ToolTimeoutError,
 } from './errors.js';
 // Wrapping a tool executor: the one helper fencing, recording and replay build on.
 export { mapOutcomes } from './executor/map-outcomes.js';
+// A tool's questions to a person (`ToolRunContext.interrupt`), for executors to hand to tools.
+export { type QuestionAsker, questionAsker } from './executor/question-asker.js';
 // The agent loop, its options, limits and results.
 export type { Limits } from './loop/limits.js';
 export {
@@ -67,9 +70,15 @@ export {
 export { runLoop } from './loop/run-loop.js';
 export {
   type AgentEvent,
+  type ApprovalInterrupt,
   type Decision,
+  type HeldQuestion,
   type HeldTurn,
+  INTERRUPT_KINDS,
   type Interrupt,
+  type InterruptFields,
+  type InterruptKind,
+  type QuestionInterrupt,
   RUN_STATUSES,
   type RunResult,
   type RunStatus,
@@ -162,6 +171,7 @@ export {
 export type { Summarizer, Summary, SummaryRequest } from './ports/summarizer.js';
 export {
   type ApprovalRule,
+  type AskedQuestion,
   type ParseResult,
   PERMISSIONS,
   type Permission,
@@ -171,6 +181,7 @@ export {
   type PermissionRequest,
   type Tool,
   type ToolOutput,
+  type ToolQuestion,
   type ToolRunContext,
   type ToolSchema,
   toolSpec,

@@ -7,8 +7,9 @@
  */
 export { type ResolvedCompaction, resolveCompaction } from './compaction/options.js';
 export { parallelCallEvents } from './executor/parallel-calls.js';
+export { checkAnswers, checkAskedQuestion, checkQuestion } from './executor/question-asker.js';
 export { toolCallEvents } from './executor/tool-call-events.js';
-export { interruptOf } from './loop/approvals.js';
+export { interruptOf, questionInterruptOf } from './loop/approvals.js';
 export { assertTimerMs, MAX_TIMEOUT_MS, validateLimits } from './loop/limits.js';
 export { checkSampling } from './loop/options.js';
 export { interruptedResultText } from './messages/history.js';
@@ -20,6 +21,7 @@ export { type ResolvedOutput, resolveOutput } from './output/typed-output.js';
 export { defaultModels, type ModelInfo, ModelTable } from './pricing/model-table.js';
 export { brandCheck } from './support/brand-check.js';
 export { canonicalJson } from './support/canonical-json.js';
+export { jsonValueProblem } from './support/json-value.js';
 export { assertCollaborators, assertImplements, assertOptions } from './support/option-checks.js';
 export { thrownText } from './support/thrown-text.js';
 export { percentile } from './tracing/percentile.js';

@@ -29,6 +29,15 @@ export interface McpClientOptions {
   readonly maxPages?: number;
   /** Receives warnings (dropped entries, repeated cursors). Default: `process.emitWarning`. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * `'interrupt'`: declare the elicitation capability (form mode), so the server may ask the user
+   * for input during a tool call (`elicitation/create`). Such a request goes to the one call in
+   * flight: a registered tool turns it into `ctx.interrupt(message)` with the requested schema,
+   * so the run ends `interrupted` with the question, and on resume the call is sent again and the
+   * server's elicitation answered with the stored answer. With several calls in flight, or none,
+   * and without this option (the capability is then not declared), requests are declined.
+   */
+  readonly elicitation?: 'interrupt';
 }
 
 const OPTION_KEYS = [
@@ -39,6 +48,7 @@ const OPTION_KEYS = [
   'killGraceMs',
   'maxPages',
   'onWarning',
+  'elicitation',
 ];
 
 const POSITIVE = [
@@ -60,6 +70,12 @@ export function checkOptions(options: McpClientOptions): void {
   }
   if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
     throw new ConfigError('options.onWarning', 'expected a function');
+  }
+  if (options.elicitation !== undefined && options.elicitation !== 'interrupt') {
+    throw new ConfigError(
+      'options.elicitation',
+      `expected 'interrupt', got ${JSON.stringify(options.elicitation)}`,
+    );
   }
 }
 

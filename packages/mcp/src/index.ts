@@ -9,6 +9,8 @@ export type {
   McpCallOptions,
   McpCallResult,
   McpContentPart,
+  McpElicitation,
+  McpElicitResult,
   McpToolAnnotations,
   McpToolInfo,
 } from './mcp-connection.js';

@@ -11,6 +11,8 @@ import type {
   McpCallOptions,
   McpCallResult,
   McpConnection,
+  McpElicitation,
+  McpElicitResult,
   McpRequestOptions,
   McpToolInfo,
 } from './mcp-connection.js';
@@ -54,6 +56,8 @@ export class McpClient {
   #connection: McpConnection | undefined;
   #connecting: Promise<void> | undefined;
   #closed = false;
+  /** The elicitation handlers of the calls in flight (`McpCallOptions.onElicitation`). */
+  readonly #elicitors = new Set<(request: McpElicitation) => Promise<McpElicitResult>>();
 
   /** Describes (does not start or contact) the server `name`. Throws `ConfigError` on bad input. */
   constructor(name: string, params: McpServerParams, options: McpClientOptions = {}) {
@@ -91,10 +95,14 @@ export class McpClient {
     if (this.#closed) throw new McpProtocolError(this.name, 'client is closed');
     this.#connecting ??= (async () => {
       const params = this.params;
+      const options =
+        this.#options.elicitation === 'interrupt'
+          ? { ...this.#options, elicit: (request: McpElicitation) => this.#elicit(request) }
+          : this.#options;
       this.#connection =
         'url' in params
-          ? await connectHttp(this.name, params, this.#options)
-          : await connectStdio(this.name, params, this.#options);
+          ? await connectHttp(this.name, params, options)
+          : await connectStdio(this.name, params, options);
     })().finally(() => {
       this.#connecting = undefined;
     });
@@ -119,8 +127,26 @@ export class McpClient {
     if (typeof name !== 'string' || name === '')
       throw new ConfigError('name', 'expected a tool name');
     const params = { name, arguments: args ?? {} };
-    const result = await this.#request('tools/call', params, { ...options, label: name });
-    return parseCallResult(result);
+    const { onElicitation, ...request } = options;
+    if (onElicitation) this.#elicitors.add(onElicitation);
+    try {
+      const result = await this.#request('tools/call', params, { ...request, label: name });
+      return parseCallResult(result);
+    } finally {
+      if (onElicitation) this.#elicitors.delete(onElicitation);
+    }
+  }
+
+  /** Routes an elicitation to the one call in flight that answers them; declines otherwise. */
+  async #elicit(request: McpElicitation): Promise<McpElicitResult> {
+    const [only, ...others] = this.#elicitors;
+    if (only === undefined || others.length > 0) {
+      this.#warn(
+        `declined an elicitation of ${this.name}: ${only === undefined ? 'no' : 'more than one'} call in flight to answer it`,
+      );
+      return { action: 'decline' };
+    }
+    return await only(request);
   }
 
   /** Lists every resource (all pages); entries without a URI are dropped. */

@@ -42,12 +42,32 @@ export interface McpCallResult {
   readonly isError: boolean;
 }
 
+/** A server's request for a person's input (`elicitation/create`, form mode), untrusted. */
+export interface McpElicitation {
+  /** What the server asks, for the person. */
+  readonly message: string;
+  /** The JSON Schema of the answer (an object of primitive fields), when the server sent one. */
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
+}
+
+/** The client's answer to an elicitation. */
+export type McpElicitResult =
+  | { readonly action: 'accept'; readonly content: Readonly<Record<string, unknown>> }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
+
 /** Options of one call. */
 export interface McpCallOptions {
   /** Aborts the call; the server is sent `notifications/cancelled`. */
   readonly signal?: AbortSignal;
   /** Time limit in milliseconds; on expiry the server is sent `notifications/cancelled`. */
   readonly timeoutMs?: number;
+  /**
+   * Answers the server's elicitations while this call runs (with the client's `elicitation`
+   * option): only while it is the only such call of the client in flight, since a request does
+   * not say which call it belongs to. Otherwise they are declined.
+   */
+  readonly onElicitation?: (request: McpElicitation) => Promise<McpElicitResult>;
 }
 
 /** Options of one request. */

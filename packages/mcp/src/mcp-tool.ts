@@ -1,7 +1,13 @@
 import type { Permission, Tool, ToolOutput, ToolRunContext } from '@mh/core';
 import { ajvToolSchema } from './ajv-tool-schema.js';
 import { describeContent } from './describe-content.js';
-import type { McpCallOptions, McpCallResult, McpToolInfo } from './mcp-connection.js';
+import type {
+  McpCallOptions,
+  McpCallResult,
+  McpElicitation,
+  McpElicitResult,
+  McpToolInfo,
+} from './mcp-connection.js';
 import { wrapUntrusted } from './untrusted-output.js';
 
 /** The part of `McpClient` a registered tool calls. */
@@ -50,15 +56,70 @@ export function mcpTool(
           isError: true,
         };
       }
-      const result = await client.callTool(info.name, input, {
-        signal: context.signal,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      });
-      return toolOutput(name, context.callId, result);
+      const asking = elicitationOf(context);
+      try {
+        const result = await client.callTool(info.name, input, {
+          signal: asking.signal,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(asking.onElicitation ? { onElicitation: asking.onElicitation } : {}),
+        });
+        asking.rethrow();
+        return toolOutput(name, context.callId, result);
+      } catch (error) {
+        asking.rethrow();
+        throw error;
+      } finally {
+        asking.dispose();
+      }
     },
   };
   handle.tool = tool;
   return handle as McpToolHandle;
+}
+
+/**
+ * A call's answer to the server's elicitations: each becomes `context.interrupt(message)` with the
+ * requested schema. Answered (on a resume), the answer is accepted as the content; without an
+ * answer, the elicitation is cancelled, the call aborted, and `rethrow` throws the
+ * `ToolInterrupt` so the call ends interrupted (it is sent again on resume).
+ */
+function elicitationOf(context: ToolRunContext): {
+  readonly signal: AbortSignal;
+  readonly onElicitation?: (request: McpElicitation) => Promise<McpElicitResult>;
+  rethrow(): void;
+  dispose(): void;
+} {
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(context.signal.reason);
+  if (context.signal.aborted) forward();
+  else context.signal.addEventListener('abort', forward, { once: true });
+  let stopped: { readonly error: unknown } | undefined;
+  const ask = context.interrupt;
+  const onElicitation = async (request: McpElicitation): Promise<McpElicitResult> => {
+    if (!ask || stopped) return { action: 'decline' };
+    try {
+      const answer = await ask({
+        question: request.message.trim() === '' ? '(the server asks for input)' : request.message,
+        ...(request.requestedSchema ? { schema: request.requestedSchema } : {}),
+      });
+      if (answer !== null && typeof answer === 'object' && !Array.isArray(answer))
+        return { action: 'accept', content: answer as Record<string, unknown> };
+      return { action: 'decline' };
+    } catch (error) {
+      stopped = { error };
+      // Answered first, so the server is not left waiting; then the call itself is dropped.
+      setImmediate(() => controller.abort(error));
+      return { action: 'cancel' };
+    }
+  };
+  return {
+    signal: controller.signal,
+    ...(ask ? { onElicitation } : {}),
+    rethrow: () => {
+      if (stopped) throw stopped.error;
+    },
+    dispose: () => context.signal.removeEventListener('abort', forward),
+  };
 }
 
 /** Converts a `tools/call` result into what the model sees: described media, wrapped as untrusted. */

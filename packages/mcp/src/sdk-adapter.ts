@@ -14,7 +14,13 @@ import {
 } from '@modelcontextprotocol/client';
 import { HttpGuard } from './http-guard.js';
 import type { HttpServerParams } from './http-server-params.js';
-import type { McpConnection, McpListChangedMethod, McpRequestOptions } from './mcp-connection.js';
+import type {
+  McpConnection,
+  McpElicitation,
+  McpElicitResult,
+  McpListChangedMethod,
+  McpRequestOptions,
+} from './mcp-connection.js';
 import { type HttpSession, RenewingConnection } from './renewing-connection.js';
 import { StdioProcess, type StdioProcessOptions } from './stdio-process.js';
 import type { StdioServerParams } from './stdio-server-params.js';
@@ -23,6 +29,11 @@ import type { StdioServerParams } from './stdio-server-params.js';
 export interface ConnectOptions extends StdioProcessOptions {
   /** Limit for the handshake in milliseconds. Default 30 000. */
   readonly initTimeoutMs?: number;
+  /**
+   * Answers the server's `elicitation/create` requests (form mode); when given, the client
+   * declares the elicitation capability. A URL-mode request is declined.
+   */
+  readonly elicit?: (request: McpElicitation) => Promise<McpElicitResult>;
 }
 
 /** The part of a stdio connection our client needs besides the protocol. */
@@ -228,9 +239,25 @@ async function handshake(
   failure: () => McpProtocolError | undefined,
   cleanUp: () => Promise<unknown>,
 ): Promise<Client> {
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const { elicit } = options;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: elicit ? { elicitation: { form: {} } } : {},
+  });
   // Always observed: an unobserved connection error must never reach the host as unhandled.
   client.onerror = () => {};
+  if (elicit) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as Record<string, unknown>;
+      if (params.mode === 'url' || typeof params.message !== 'string')
+        return { action: 'decline' as const };
+      const schema = params.requestedSchema;
+      const asked: McpElicitation =
+        schema !== null && typeof schema === 'object' && !Array.isArray(schema)
+          ? { message: params.message, requestedSchema: schema as Record<string, unknown> }
+          : { message: params.message };
+      return (await elicit(asked)) as never;
+    });
+  }
   const timeout = options.initTimeoutMs ?? 30_000;
   try {
     await client.connect(transport, { timeout });

@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   ConfigError,
   type Decision,
   type HeldTurn,
@@ -11,7 +12,7 @@ import {
   type ToolUseBlock,
   toolUsesOf,
 } from '@mh/core';
-import { assertOptions, interruptOf } from '@mh/core/internal';
+import { assertOptions, interruptOf, jsonValueProblem } from '@mh/core/internal';
 import { runWithoutTurns } from './agent-options.js';
 import { type ApprovalSubject, signApproval, verifyApproval } from './approval-token.js';
 
@@ -23,7 +24,7 @@ export interface PlacedDecision {
   readonly field: string;
 }
 
-const DECISION_KEYS = ['callId', 'approve', 'input', 'message', 'token'];
+const DECISION_KEYS = ['callId', 'approve', 'answer', 'input', 'message', 'token'];
 
 /** Checks `decisions` (a `ConfigError` names the field) and indexes them by call id. */
 export function checkDecisions(decisions: unknown): ReadonlyMap<string, PlacedDecision> {
@@ -39,8 +40,9 @@ export function checkDecisions(decisions: unknown): ReadonlyMap<string, PlacedDe
     const { callId, approve, message, token } = decision as Record<string, unknown>;
     if (typeof callId !== 'string' || callId === '')
       throw new ConfigError(`${field}.callId`, 'expected the id of a waiting call');
-    if (typeof approve !== 'boolean')
-      throw new ConfigError(`${field}.approve`, 'expected a boolean');
+    if ('answer' in decision) checkAnswerDecision(decision as Record<string, unknown>, field);
+    else if (typeof approve !== 'boolean')
+      throw new ConfigError(`${field}.approve`, 'expected a boolean (or an answer)');
     if (approve && 'message' in decision)
       throw new ConfigError(`${field}.message`, 'only a denial carries a message');
     if (!approve && 'input' in decision)
@@ -56,6 +58,29 @@ export function checkDecisions(decisions: unknown): ReadonlyMap<string, PlacedDe
   return placed;
 }
 
+/** Checks the shape of an answer decision: a JSON `answer`, nothing of an approval's. */
+function checkAnswerDecision(decision: Record<string, unknown>, field: string): void {
+  for (const key of ['approve', 'input', 'message']) {
+    if (key in decision)
+      throw new ConfigError(
+        `${field}.${key}`,
+        'an answer to a question carries no approve, input or message',
+      );
+  }
+  const problem = jsonValueProblem(decision.answer, `${field}.answer`);
+  if (problem !== undefined) {
+    const at = problem.indexOf(': ');
+    throw new ConfigError(problem.slice(0, at), problem.slice(at + 2));
+  }
+}
+
+/** Whether `decision` answers a question (else it approves or denies a call). */
+export function isAnswer(
+  decision: Decision,
+): decision is Extract<Decision, { readonly answer: unknown }> {
+  return 'answer' in decision;
+}
+
 /** Where a pending turn sits: what an approval token binds a decision to. */
 export interface TurnPlace {
   readonly sessionId: string;
@@ -63,14 +88,18 @@ export interface TurnPlace {
   readonly head: string | null;
 }
 
-/** The token of `interrupt` (or of its call with edited `input`) at `place`. */
+/**
+ * The token of `interrupt` (or of its call with edited `input`) at `place`; for a question, it
+ * also covers the question and the answers the call already had.
+ */
 export function tokenFor(
   key: Buffer,
   place: TurnPlace,
   call: { readonly callId: string; readonly tool: string },
   input: unknown,
+  question?: AskedQuestion,
 ): string {
-  return signApproval(key, subjectOf(place, call, input));
+  return signApproval(key, subjectOf(place, call, input, question));
 }
 
 /** Refuses a decision whose token is not this call's, at this place, for these arguments. */
@@ -79,11 +108,13 @@ export function checkToken(
   place: TurnPlace,
   call: ToolUseBlock,
   placed: PlacedDecision,
+  question?: AskedQuestion,
 ): void {
   if (key === undefined) return;
   const { decision } = placed;
-  const input = decision.approve && 'input' in decision ? decision.input : call.input;
-  const subject = subjectOf(place, { callId: call.id, tool: call.name }, input);
+  const input =
+    !isAnswer(decision) && decision.approve && 'input' in decision ? decision.input : call.input;
+  const subject = subjectOf(place, { callId: call.id, tool: call.name }, input, question);
   if (!verifyApproval(key, subject, decision.token)) {
     throw new ConfigError(
       `${placed.field}.token`,
@@ -96,8 +127,15 @@ function subjectOf(
   place: TurnPlace,
   call: { readonly callId: string; readonly tool: string },
   input: unknown,
+  question?: AskedQuestion,
 ): ApprovalSubject {
-  return { ...place, callId: call.callId, tool: call.tool, input };
+  return {
+    ...place,
+    callId: call.callId,
+    tool: call.tool,
+    input,
+    ...(question ? { question } : {}),
+  };
 }
 
 /** Which never-started calls of a pending turn wait for a person, without a decision. */
@@ -117,24 +155,34 @@ export async function waitingCalls(
   return waiting;
 }
 
-/** A held turn (no session) as the journal would hold it: its finished calls with their results. */
+/**
+ * A held turn (no session) as the journal would hold it: its finished calls with their results,
+ * its calls held on questions with them.
+ */
 export function pendingOfHeld(held: HeldTurn): PendingTurn {
   const results = new Map(held.results.map((result) => [result.toolUseId, result]));
+  const questions = new Map((held.questions ?? []).map(({ callId, ...asked }) => [callId, asked]));
   return {
     baseHead: null,
     assistant: held.assistant,
     calls: toolUsesOf(held.assistant).map((call) => {
       const result = results.get(call.id);
-      return result ? { call, started: true, result } : { call, started: false };
+      const question = questions.get(call.id);
+      if (result) return { call, started: true, result };
+      return question ? { call, started: true, question } : { call, started: false };
     }),
   };
 }
 
-/** The held turn of a pending one: its assistant message and the results it has. */
+/** The held turn of a pending one: its assistant message, the results and questions it has. */
 export function heldOfPending(pending: PendingTurn): HeldTurn {
+  const questions = pending.calls.flatMap((entry) =>
+    entry.question && !entry.result ? [{ callId: entry.call.id, ...entry.question }] : [],
+  );
   return {
     assistant: pending.assistant,
     results: pending.calls.flatMap((entry) => (entry.result ? [entry.result] : [])),
+    ...(questions.length > 0 ? { questions } : {}),
   };
 }
 

@@ -1,8 +1,10 @@
 import {
   type AgentEvent,
+  type AskedQuestion,
   ConfigError,
   HarnessError,
   type IdSource,
+  type Interrupt,
   type Message,
   messageText,
   newMessageId,
@@ -16,7 +18,6 @@ import {
 import type { ResolvedOutput } from '@mh/core/internal';
 import type { AgentConversation } from './agent-conversation.js';
 import {
-  heldOfPending,
   type PlacedDecision,
   pendingOfHeld,
   stillInterrupted,
@@ -216,9 +217,16 @@ function signed(result: RunResult, key: Buffer | undefined, place: TurnPlace): R
     ...result,
     interrupts: result.interrupts.map((interrupt) => ({
       ...interrupt,
-      token: tokenFor(key, place, interrupt, interrupt.input),
+      token: tokenFor(key, place, interrupt, interrupt.input, askedOf(interrupt)),
     })),
   };
+}
+
+/** What a question interrupt's token covers: its question, schema and earlier answers. */
+function askedOf(interrupt: Interrupt): AskedQuestion | undefined {
+  if (interrupt.kind !== 'question') return undefined;
+  const { question, schema, answers } = interrupt;
+  return { question, ...(schema ? { schema } : {}), answers };
 }
 
 /**
@@ -247,14 +255,19 @@ async function* recover(
     refence: (messages, options) => conversation.refence(messages, options),
     signal: run.signal,
     hooks: session?.hooks(),
+    journal: session && {
+      claimAnswer: (callId, answers) => session.claimAnswer(callId, answers),
+      settle: (callId, result) => session.settle(callId, result),
+    },
     decisions: run.decisions,
     moveOn: run.message !== undefined,
     key: run.key,
     place,
   });
   if ('waiting' in recovered) {
-    const held = heldOfPending(pending);
-    const result = stillInterrupted(conversation.history, recovered.waiting, held);
+    // Without a session the agent holds the turn as it now stands (a call may have asked again).
+    if (!session) conversation.held = recovered.held;
+    const result = stillInterrupted(conversation.history, recovered.waiting, recovered.held);
     return { interrupted: signed(result, run.key, place) };
   }
   conversation.held = undefined;

@@ -42,6 +42,22 @@ describe('approval tokens', () => {
       );
   });
 
+  it("covers a question's text, schema and earlier answers, and tells a question from an approval", () => {
+    const asked = { ...subject, question: { question: 'Where?', answers: ['eu'] } };
+    const token = signApproval(key, asked);
+    expect(verifyApproval(key, asked, token)).toBe(true);
+    const changes: ApprovalSubject[] = [
+      subject,
+      { ...subject, question: { question: 'Where to?', answers: ['eu'] } },
+      { ...subject, question: { question: 'Where?', answers: [] } },
+      { ...subject, question: { question: 'Where?', answers: ['us'] } },
+      { ...subject, question: { question: 'Where?', schema: { type: 'string' }, answers: ['eu'] } },
+    ];
+    for (const change of changes)
+      expect(verifyApproval(key, change, token), JSON.stringify(change)).toBe(false);
+    expect(verifyApproval(key, asked, signApproval(key, subject))).toBe(false);
+  });
+
   it('refuses a forged or malformed token, and one made with another key', () => {
     const token = signApproval(key, subject);
     const flipped = `${token.slice(0, -2)}${token.endsWith('AA') ? 'AB' : 'AA'}`;

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ConfigError } from '@mh/core';
+import { type AskedQuestion, ConfigError } from '@mh/core';
 import { canonicalJson } from '@mh/core/internal';
 
 /** What an approval token is bound to: one call of one turn, at one place in one session. */
@@ -16,6 +16,11 @@ export interface ApprovalSubject {
   readonly tool: string;
   /** Its arguments, as the token covers them (edited arguments need a new token). */
   readonly input: unknown;
+  /**
+   * For a call that asked: its question, schema and earlier answers (so a token made for one
+   * question cannot answer the next). Absent for an approval.
+   */
+  readonly question?: AskedQuestion;
 }
 
 const VERSION = 'mh.approval.v1';
@@ -57,7 +62,7 @@ export function verifyApproval(key: Buffer, subject: ApprovalSubject, token: unk
 
 function message(subject: ApprovalSubject): string {
   const inputHash = createHash('sha256').update(canonicalJson(subject.input)).digest('hex');
-  return JSON.stringify([
+  const signed = [
     VERSION,
     subject.sessionId,
     subject.branch,
@@ -65,5 +70,13 @@ function message(subject: ApprovalSubject): string {
     subject.callId,
     subject.tool,
     inputHash,
-  ]);
+  ];
+  // An approval's message is unchanged (tokens made before questions existed still verify); a
+  // question's adds a tag and the hash of the question, its schema and the earlier answers.
+  if (subject.question !== undefined) {
+    const { question, schema, answers } = subject.question;
+    const asked = canonicalJson({ question, schema: schema ?? null, answers });
+    signed.push('question', createHash('sha256').update(asked).digest('hex'));
+  }
+  return JSON.stringify(signed);
 }

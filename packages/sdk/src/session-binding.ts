@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   applyCompactionPatch,
   type CheckpointMeta,
   type CompactionPatch,
@@ -40,6 +41,10 @@ export type RecoveryAction =
       readonly call: ToolUseBlock;
       /** The call had started before the crash: it is idempotent and runs again, unclaimed. */
       readonly restart: boolean;
+      /** The question the call stopped on: it runs again, from the start, once answered. */
+      readonly question?: AskedQuestion;
+      /** The answers a restarted call had (it asked before the crash): it gets them again. */
+      readonly answers?: readonly unknown[];
     }
   | { readonly kind: 'interrupted'; readonly result: ToolResultBlock };
 
@@ -53,9 +58,10 @@ export function interruptedOutcomeText(call: ToolUseBlock): string {
 
 /**
  * Decides, call by call, how to finish a turn a crash interrupted: a finished call keeps its
- * journaled result; a call that never started runs now; a started, unfinished call runs again
- * only if it may (its tool is idempotent or only reads), else the model is told its outcome is
- * unknown. No non-idempotent tool with a side effect ever runs twice because of a crash.
+ * journaled result; a call held on a question runs again once answered; a call that never started
+ * runs now; a started, unfinished call runs again only if it may (its tool is idempotent or only
+ * reads), else the model is told its outcome is unknown. No non-idempotent tool with a side effect
+ * ever runs twice because of a crash.
  */
 export function planRecovery(
   pending: PendingTurn,
@@ -65,8 +71,11 @@ export function planRecovery(
   return toolUsesOf(pending.assistant).map((call): RecoveryAction => {
     const entry = entries.get(call.id);
     if (entry?.result) return { kind: 'keep', result: entry.result };
-    if (!entry?.started || mayRepeat(call.name))
-      return { kind: 'run', call, restart: entry?.started === true };
+    if (entry?.question) return { kind: 'run', call, restart: false, question: entry.question };
+    if (!entry?.started || mayRepeat(call.name)) {
+      const answers = entry?.answers ? { answers: entry.answers } : {};
+      return { kind: 'run', call, restart: entry?.started === true, ...answers };
+    }
     return { kind: 'interrupted', result: toolResult(call.id, interruptedOutcomeText(call), true) };
   });
 }
@@ -280,6 +289,8 @@ export class SessionBinding {
       toolEnd: async (call, result) => {
         if (!repeatable(call.name)) await store.journalEnd(id, this.#branch, call.id, result);
       },
+      // Even a repeatable call's question is journaled: it exists only in the journal.
+      toolQuestion: (call, question) => store.journalQuestion(id, this.#branch, call.id, question),
       turnCommitted: (turn) =>
         this.#commit(turn.messages, {
           usage: turn.usage,
@@ -294,6 +305,19 @@ export class SessionBinding {
         for (const patch of patches) if (patch.insert) this.#known.add(patch.insert.id);
       },
     };
+  }
+
+  /**
+   * Claims, once, a call held on a question to run it again with `answers`
+   * (`SessionStore.journalAnswer`): another writer that answered it first wins.
+   */
+  claimAnswer(callId: string, answers: readonly unknown[]): Promise<void> {
+    return this.#session.store.journalAnswer(this.#session.id, this.#branch, callId, answers);
+  }
+
+  /** Journals a decided call's result (a denial) whatever its tool, so a later resume keeps it. */
+  settle(callId: string, result: ToolResultBlock): Promise<void> {
+    return this.#session.store.journalEnd(this.#session.id, this.#branch, callId, result);
   }
 
   async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {

@@ -32,11 +32,25 @@ const charge = defineTool({
   },
 });
 
+/** Asks how much, then charges (a question, not an approval: the call runs, stops, runs again). */
+const chargeAsking = defineTool({
+  name: 'charge_asking',
+  description: 'Asks the amount, then charges the card',
+  input: z.object({ session: z.string() }),
+  permission: 'write',
+  idempotent: false,
+  run: async ({ session }, { interrupt }) => {
+    const cents = await interrupt?.({ question: 'How many cents?', schema: { type: 'integer' } });
+    charges.push(`${session} ${String(cents)}`);
+    return 'charged';
+  },
+});
+
 const agentOn = (store: SessionStore, id: string, provider: ScriptedProvider): Agent =>
   new Agent({
     provider,
     model: 'm',
-    tools: [charge],
+    tools: [charge, chargeAsking],
     permissions: { grants: ['write'] },
     session: { store, id },
   });
@@ -118,5 +132,47 @@ describe.skipIf(pgUrl === undefined && !pgRequired)('double resumes on PostgreSQ
       decided: RACES - counts.conflict,
       other: 0,
     });
+  }, 180_000);
+
+  it(`runs an answered call once when two agents on two connections answer at once (${RACES} races)`, async () => {
+    const [one, two] = stores as [SessionStore, SessionStore];
+    let losers = 0;
+    for (let race = 0; race < RACES; race++) {
+      charges = [];
+      const id = `question-race-${race}`;
+      const first = await agentOn(
+        one,
+        id,
+        new ScriptedProvider([
+          { toolCalls: [{ id: 'q1', name: 'charge_asking', input: { session: id } }] },
+        ]),
+      ).run('Charge the card');
+      expect(first.interrupts?.map((interrupt) => interrupt.kind)).toEqual(['question']);
+      const outcomes = await Promise.all(
+        [one, two].map((store, index) =>
+          agentOn(store, id, new ScriptedProvider([{ text: 'charged, done' }]))
+            .resume({ decisions: [{ callId: 'q1', answer: 100 + index }] })
+            .then(
+              (result) => result?.error ?? result?.status,
+              (error: unknown) => error,
+            ),
+        ),
+      );
+      expect(
+        outcomes.filter((outcome) => outcome === 'completed'),
+        `race ${race}`,
+      ).toHaveLength(1);
+      expect(charges, `race ${race}`).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome === 'completed') continue;
+        const typed =
+          SessionConflictError.isInstance(outcome) ||
+          (ConfigError.isInstance(outcome) && outcome.field.startsWith('options.decisions'));
+        expect(typed, `race ${race}: ${String(outcome)}`).toBe(true);
+        losers++;
+      }
+      expect(await one.pendingTurn(id, 'main')).toBeUndefined();
+    }
+    expect(losers).toBe(RACES);
   }, 180_000);
 });

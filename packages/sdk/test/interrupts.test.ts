@@ -83,6 +83,7 @@ describe('an approval interrupt, in one process', () => {
     expect(first.status).toBe('interrupted');
     expect(first.interrupts).toEqual([
       {
+        kind: 'approval',
         callId: 'c1',
         tool: 'write_file',
         input: { path: 'notes.md', text: 'hi' },

@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   type BranchInfo,
   type Checkpoint,
   type CheckpointMeta,
@@ -14,6 +15,7 @@ import {
   type ToolResultBlock,
   toolUsesOf,
 } from '@mh/core';
+import { checkAnswers, checkAskedQuestion } from '@mh/core/internal';
 
 interface Session {
   info: { id: string; title?: string; createdAt: number; updatedAt: number; branch: string };
@@ -23,7 +25,15 @@ interface Session {
     {
       baseHead: string | null;
       assistant: Message;
-      calls: Map<string, { started: boolean; result?: ToolResultBlock }>;
+      calls: Map<
+        string,
+        {
+          started: boolean;
+          result?: ToolResultBlock;
+          question?: AskedQuestion;
+          answers?: readonly unknown[];
+        }
+      >;
     }
   >;
 }
@@ -202,16 +212,59 @@ export class MemorySessionStore implements SessionStore {
     }
     entry.started = true;
     entry.result = result;
+    entry.question = undefined;
+  }
+
+  async journalQuestion(
+    id: string,
+    branch: string,
+    callId: string,
+    question: AskedQuestion,
+  ): Promise<void> {
+    const checked = checkAskedQuestion(question);
+    const entry = this.#session(id).pending.get(branch)?.calls.get(callId);
+    if (!entry || entry.result) {
+      const head = this.#session(id).branches.get(branch)?.head ?? null;
+      throw new SessionConflictError(id, head, head, `call ${callId} cannot wait on a question`);
+    }
+    entry.started = true;
+    entry.question = JSON.parse(JSON.stringify(checked)) as AskedQuestion;
+  }
+
+  async journalAnswer(
+    id: string,
+    branch: string,
+    callId: string,
+    answers: readonly unknown[],
+  ): Promise<void> {
+    const checked = checkAnswers(answers);
+    const entry = this.#session(id).pending.get(branch)?.calls.get(callId);
+    // A claim, as journalStart: only the writer that answers the question it waits on runs it.
+    if (!entry?.question || entry.result || entry.question.answers.length !== checked.length - 1) {
+      const head = this.#session(id).branches.get(branch)?.head ?? null;
+      throw new SessionConflictError(
+        id,
+        head,
+        head,
+        `call ${callId} does not wait on this question`,
+      );
+    }
+    entry.question = undefined;
+    entry.answers = JSON.parse(JSON.stringify(checked)) as unknown[];
   }
 
   async pendingTurn(id: string, branch: string): Promise<PendingTurn | undefined> {
     const pending = this.#session(id).pending.get(branch);
     if (!pending) return undefined;
-    const calls: ToolCallJournalEntry[] = toolUsesOf(pending.assistant).map((call) => ({
-      call,
-      ...pending.calls.get(call.id),
-      started: pending.calls.get(call.id)?.started ?? false,
-    }));
+    const calls: ToolCallJournalEntry[] = toolUsesOf(pending.assistant).map((call) => {
+      const { question, answers, ...entry } = pending.calls.get(call.id) ?? { started: false };
+      return {
+        call,
+        ...entry,
+        ...(question ? { question } : {}),
+        ...(answers ? { answers } : {}),
+      };
+    });
     return { baseHead: pending.baseHead, assistant: pending.assistant, calls };
   }
 

@@ -2,7 +2,10 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { SchemaTypes } from './store-backend.js';
 
 /** The names of the migrations this version knows, oldest first. */
-export const MIGRATION_NAMES: readonly string[] = ['0001_content_addressed_sessions'];
+export const MIGRATION_NAMES: readonly string[] = [
+  '0001_content_addressed_sessions',
+  '0002_pending_call_questions',
+];
 
 function initialSchema(types: SchemaTypes): Migration {
   return {
@@ -95,12 +98,25 @@ function initialSchema(types: SchemaTypes): Migration {
   };
 }
 
+/**
+ * A pending call's question (`journalQuestion`) and the answers it runs again with
+ * (`journalAnswer`), as JSON. Nullable columns added in place: rows of an older database read as
+ * calls that never asked, and an older version's writes leave them null.
+ */
+const pendingCallQuestions: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('pending_calls').addColumn('question', 'text').execute();
+    await db.schema.alterTable('pending_calls').addColumn('answers', 'text').execute();
+  },
+};
+
 /** The store's migrations, defined in code, for kysely's `Migrator`. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
-  const [initial = ''] = MIGRATION_NAMES;
+  const [initial = '', questions = ''] = MIGRATION_NAMES;
   return {
     getMigrations: async (): Promise<Record<string, Migration>> => ({
       [initial]: initialSchema(types),
+      [questions]: pendingCallQuestions,
     }),
   };
 }

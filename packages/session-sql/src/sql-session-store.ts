@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   type BranchInfo,
   type Checkpoint,
   type CheckpointMeta,
@@ -12,7 +13,7 @@ import {
   type SessionStore,
   type ToolResultBlock,
 } from '@mh/core';
-import { assertOptions } from '@mh/core/internal';
+import { assertOptions, checkAnswers, checkAskedQuestion } from '@mh/core/internal';
 import { checkBranchName } from './branch-ops.js';
 import { prepareTurn } from './commit-turn.js';
 import type { OpArgs, OpResult, StoreOp, StoreRunner } from './store-ops.js';
@@ -183,6 +184,36 @@ export class SqlSessionStore implements SessionStore {
     checkCallId(callId);
     checkJournaledResult(callId, result);
     await this.#run('markCall', { sessionId, branch, callId, result });
+  }
+
+  /**
+   * Durably holds a call of the pending turn on the question its tool asked;
+   * `SessionConflictError` when the call is not in the pending turn or already finished.
+   */
+  async journalQuestion(
+    sessionId: string,
+    branch: string,
+    callId: string,
+    question: AskedQuestion,
+  ): Promise<void> {
+    checkCallId(callId);
+    const checked = checkAskedQuestion(question);
+    await this.#run('holdOnQuestion', { sessionId, branch, callId, question: checked });
+  }
+
+  /**
+   * Durably claims a call held on a question to run it again with `answers`, once;
+   * `SessionConflictError` when another writer answered it first.
+   */
+  async journalAnswer(
+    sessionId: string,
+    branch: string,
+    callId: string,
+    answers: readonly unknown[],
+  ): Promise<void> {
+    checkCallId(callId);
+    const checked = checkAnswers(answers);
+    await this.#run('claimAnswered', { sessionId, branch, callId, answers: checked });
   }
 
   /** The branch's pending turn, or undefined. */

@@ -100,6 +100,10 @@ export interface PendingCallsTable {
   started: number;
   /** The `ToolResultBlock` as canonical JSON once finished, else null. */
   result: string | null;
+  /** The question it waits on (`{ question, schema?, answers }`) as canonical JSON, else null. */
+  question: string | null;
+  /** The answers it runs again with, as a canonical JSON array, else null. */
+  answers: string | null;
 }
 
 /** The store's tables, for kysely. */

@@ -1,4 +1,5 @@
 import type {
+  AskedQuestion,
   BranchInfo,
   Checkpoint,
   Message,
@@ -12,6 +13,7 @@ import { headOf, makeCurrent, startBranch } from './branch-ops.js';
 import { commitTurn, type PreparedTurn } from './commit-turn.js';
 import { toHex } from './content-hash.js';
 import { loadChain, loadState } from './load-branch.js';
+import { claimAnswered, holdOnQuestion } from './question-journal.js';
 import { insertSession, removeSession, sessionInfos } from './session-ops.js';
 import {
   branchRows,
@@ -127,6 +129,16 @@ export const writeOps = {
     a: { sessionId: string; branch: string; callId: string; result: ToolResultBlock | undefined },
   ): Promise<void> =>
     markCall(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.result),
+  holdOnQuestion: (
+    db: Db,
+    a: { sessionId: string; branch: string; callId: string; question: AskedQuestion },
+  ): Promise<void> =>
+    holdOnQuestion(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.question),
+  claimAnswered: (
+    db: Db,
+    a: { sessionId: string; branch: string; callId: string; answers: readonly unknown[] },
+  ): Promise<void> =>
+    claimAnswered(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.answers),
 };
 
 /** The name of a read operation. */

@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   ConfigError,
   type Message,
   type PendingTurn,
@@ -38,7 +39,7 @@ export function checkJournaledAssistant(assistant: Message): string[] {
  * concurrent commit or journal write on the branch and the re-read then sees its outcome; under
  * SQLite the write lock is already held.
  */
-async function lockBranch(
+export async function lockBranch(
   db: Kysely<StoreDatabase>,
   session: SessionRow,
   name: string,
@@ -52,7 +53,8 @@ async function lockBranch(
   return await requireBranch(db, session, name);
 }
 
-const headId = (branch: BranchRow): string | null =>
+/** The branch's head checkpoint id (hex), or null for an empty branch. */
+export const headId = (branch: BranchRow): string | null =>
   branch.head_id === null ? null : toHex(branch.head_id);
 
 const sameSeq = (a: number | null, b: number | null): boolean =>
@@ -115,6 +117,8 @@ export async function writePendingTurn(
         position,
         started: 0,
         result: null,
+        question: null,
+        answers: null,
       })),
     )
     .execute();
@@ -152,7 +156,12 @@ export async function markCall(
   // same turn (a live one and one that took it for crashed) never both run it.
   let update = db
     .updateTable('pending_calls')
-    .set(result === undefined ? { started: 1 } : { started: 1, result: canonicalJson(result) })
+    .set(
+      result === undefined
+        ? { started: 1 }
+        : // A finished call waits on no question any more.
+          { started: 1, result: canonicalJson(result), question: null },
+    )
     .where('session_seq', '=', session.seq)
     .where('branch', '=', branch.name)
     .where('call_id', '=', callId);
@@ -197,7 +206,7 @@ export async function readPendingTurn(
   if (!turn) return undefined;
   const rows = await db
     .selectFrom('pending_calls')
-    .select(['call_id', 'started', 'result'])
+    .select(['call_id', 'started', 'result', 'question', 'answers'])
     .where('session_seq', '=', session.seq)
     .where('branch', '=', branch.name)
     .orderBy('position')
@@ -210,9 +219,15 @@ export async function readPendingTurn(
     calls: rows.flatMap((row) => {
       const call = calls.get(row.call_id);
       if (!call) return [];
-      const result =
-        row.result === null ? {} : { result: JSON.parse(row.result) as ToolResultBlock };
-      return [{ call, started: row.started === 1, ...result }];
+      return [
+        {
+          call,
+          started: Number(row.started) === 1,
+          ...(row.result === null ? {} : { result: JSON.parse(row.result) as ToolResultBlock }),
+          ...(row.question === null ? {} : { question: JSON.parse(row.question) as AskedQuestion }),
+          ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as unknown[] }),
+        },
+      ];
     }),
   };
 }

@@ -84,7 +84,10 @@ describePostgres('PostgresSessionStore on a server', (postgres) => {
       Array.from({ length: 4 }, () => open({ onQuery: (sql) => statements.push(sql) })),
     );
     const applied = await queryRows<{ name: string }>(url, 'select name from mh.mh_migration');
-    expect(applied.map((row) => row.name)).toEqual(['0001_content_addressed_sessions']);
+    expect(applied.map((row) => row.name)).toEqual([
+      '0001_content_addressed_sessions',
+      '0002_pending_call_questions',
+    ]);
     expect(statements.filter((sql) => sql.startsWith('create table "mh"."sessions"'))).toHaveLength(
       1,
     );

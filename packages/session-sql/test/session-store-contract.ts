@@ -7,6 +7,7 @@ import {
 } from '@mh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { concurrencyContract } from './session-store-contract-concurrency.js';
+import { questionsContract } from './session-store-contract-questions.js';
 import { assistantWithCalls, promptTurn, resultFor, toolTurn } from './turns.js';
 
 /** One empty database; `open` may be called more than once (stores sharing it). */
@@ -458,5 +459,6 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
     });
 
     concurrencyContract(() => ({ store, target }));
+    questionsContract(() => ({ store, target }));
   });
 }

@@ -5,6 +5,7 @@ import {
   type PermissionDecision,
   PermissionDeniedError,
   type PermissionPolicy,
+  questionAsker,
   retry,
   type Tool,
   type ToolCallStatus,
@@ -44,13 +45,16 @@ export interface CallSettings {
 /**
  * Answers one call: look-up, argument checks, policy, then runs (with a timeout per attempt and
  * retries for idempotent tools on transient errors). `approved` (a person said yes to this call)
- * skips the policy. Every failure becomes an `isError` outcome; this never throws.
+ * skips the policy. The tool's questions (`context.interrupt`) get `answers` in order; one past
+ * them ends the call `interrupted`, whatever the tool then did. Every failure becomes an
+ * `isError` outcome; this never throws.
  */
 export async function executeCall(
   call: ToolUseBlock,
   signal: AbortSignal,
   settings: CallSettings,
   approved = false,
+  answers: readonly unknown[] = [],
 ): Promise<ToolOutcome> {
   const { clock } = settings;
   const startedAt = clock.now();
@@ -94,25 +98,40 @@ export async function executeCall(
   }
 
   let attempts = 0;
+  let asker = questionAsker(call.id, answers);
+  const asked = (): ToolOutcome | undefined => {
+    const question = asker.pending;
+    if (question === undefined) return undefined;
+    const text = `Waiting for the user's answer to: ${question.question}`;
+    return { ...fail('interrupted', text, attempts, tool), question };
+  };
   try {
     const output = await retry(
       (attempt) => {
         attempts = attempt;
-        return runAttempt(tool, { input, callId: call.id, attempt, signal, clock });
+        // Each attempt runs the tool from the start: its questions get the answers from the first.
+        asker = questionAsker(call.id, answers);
+        const { interrupt } = asker;
+        return runAttempt(tool, { input, callId: call.id, attempt, signal, clock, interrupt });
       },
       {
         ...settings.backoff,
         maxAttempts: tool.idempotent === true ? settings.maxAttempts : 1,
-        shouldRetry: (error) => !signal.aborted && isTransientSafely(settings, error),
+        shouldRetry: (error) =>
+          !signal.aborted && asker.pending === undefined && isTransientSafely(settings, error),
         signal,
         clock,
       },
     );
+    const interrupted = asked();
+    if (interrupted) return interrupted;
     const normalized = normalizeOutput(tool.name, output);
     return finish(normalized.isError ? 'error' : 'ok', normalized, attempts, tool);
   } catch (error) {
     if (signal.aborted)
       return fail('cancelled', `Cancelled: ${tool.name} was stopped.`, attempts, tool);
+    const interrupted = asked();
+    if (interrupted) return interrupted;
     if (ToolTimeoutError.isInstance(error)) return fail('timeout', error.message, attempts, tool);
     return fail('error', errorText(tool.name, error), attempts, tool);
   }

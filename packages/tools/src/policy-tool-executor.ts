@@ -227,14 +227,27 @@ export class PolicyToolExecutor implements ToolExecutor {
     const { signal } = context;
     const permissionOf = (name: string): Permission | undefined =>
       this.#registry.get(name)?.permission;
+    // Once a call stopped on a question, later writes and execs wait with it (left unstarted).
+    let asked = false;
     for (const [index, batch] of callBatches(calls, permissionOf).entries()) {
       // One macrotask between groups lets a consumer that just got an outcome abort before the
       // next write or exec call starts, even when it aborts from another task.
       if (index > 0) await new Promise((resolve) => setImmediate(resolve));
       if (signal.aborted) return;
-      yield* parallelCallEvents(batch, context, (call) =>
-        executeCall(call, signal, this.#settings, context.approved?.has(call.id) === true),
+      if (asked && batch.some((call) => permissionOf(call.name) !== 'read')) continue;
+      const events = parallelCallEvents(batch, context, (call) =>
+        executeCall(
+          call,
+          signal,
+          this.#settings,
+          context.approved?.has(call.id) === true,
+          context.answers?.get(call.id),
+        ),
       );
+      for await (const event of events) {
+        if (event.type === 'tool-end' && event.outcome.status === 'interrupted') asked = true;
+        yield event;
+      }
     }
   }
 }

@@ -1,4 +1,11 @@
-import { CancelledError, type Clock, type Tool, type ToolOutput, ToolTimeoutError } from '@mh/core';
+import {
+  CancelledError,
+  type Clock,
+  type Tool,
+  type ToolOutput,
+  type ToolQuestion,
+  ToolTimeoutError,
+} from '@mh/core';
 
 /** Why a timeout's timer is stopped: the attempt settled first. */
 const SETTLED = 'settled';
@@ -15,6 +22,8 @@ export interface AttemptOptions {
   readonly signal: AbortSignal;
   /** Times the tool's `timeoutMs`. */
   readonly clock: Clock;
+  /** The tool's `context.interrupt` (see `questionAsker`). */
+  readonly interrupt?: (question: ToolQuestion) => Promise<unknown>;
 }
 
 /**
@@ -41,6 +50,7 @@ export async function runAttempt(tool: Tool, options: AttemptOptions): Promise<T
     signal: toolController.signal,
     callId: options.callId,
     attempt: options.attempt,
+    ...(options.interrupt ? { interrupt: options.interrupt } : {}),
   };
   // Promise.race subscribes to every racer, so a loser's late rejection is never unhandled.
   const racers: Promise<ToolOutput>[] = [

@@ -7,7 +7,7 @@ import {
   SwitchCommand,
 } from './branch-commands.js';
 import type { AgentCommand, Plan } from './command-support.js';
-import { InterruptCommand } from './interrupt-commands.js';
+import { InterruptCommand, QuestionCommand } from './interrupt-commands.js';
 import { AbandonCommand, CancelCommand, PromptCommand } from './prompt-commands.js';
 import { CrashCommand, RaceCommand, RaceResumeCommand } from './race-commands.js';
 import type { PlannedCall } from './scripted-model.js';
@@ -56,5 +56,6 @@ export function agentCommands(options: {
     fc.tuple(planArb, planArb).map(([a, b]) => new RaceCommand(a, b)),
     planArb.map((plan) => new RaceResumeCommand(plan)),
     fc.tuple(planArb, fc.boolean()).map(([plan, approve]) => new InterruptCommand(plan, approve)),
+    planArb.map((plan) => new QuestionCommand(plan)),
   ];
 }

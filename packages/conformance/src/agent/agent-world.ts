@@ -10,6 +10,7 @@ export interface ConformanceAgent {
     readonly decisions?: readonly (
       | { readonly callId: string; readonly approve: true }
       | { readonly callId: string; readonly approve: false; readonly message?: string }
+      | { readonly callId: string; readonly answer: unknown }
     )[];
   }): Promise<RunResult | undefined>;
   reset(): Promise<void>;
@@ -25,7 +26,7 @@ export interface ConformanceAgent {
 export interface AgentParts {
   /** The suite's deterministic model. */
   readonly provider: Provider;
-  /** read_note, put_note, send_once and approved_send (see the README). */
+  /** read_note, put_note, send_once, approved_send and asked_send (see the README). */
   readonly tools: Tool[];
   /** The session: the store under test and this sequence's session id. */
   readonly session: { readonly store: SessionStore; readonly id: string };

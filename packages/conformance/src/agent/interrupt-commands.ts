@@ -59,3 +59,50 @@ export class InterruptCommand implements AgentCommand {
   toString = (): string =>
     `interrupt(${showPlan(this.plan)}, ${this.approve ? 'approve' : 'deny'})`;
 }
+
+/**
+ * A prompt whose first turn calls `asked_send`, a non-idempotent tool that asks two questions
+ * before its side effect: the run ends `interrupted` on the first question, nothing sent. A new
+ * agent on the session (the next process) answers it: still `interrupted`, on the second question
+ * with the first answer kept, nothing sent. A third agent answers that: the run completes and the
+ * side effect happened exactly once.
+ */
+export class QuestionCommand implements AgentCommand {
+  readonly plan: Plan;
+  constructor(plan: Plan) {
+    this.plan = plan;
+  }
+  check = (): boolean => true;
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const label = model.label();
+    const [first = [], ...rest] = this.plan;
+    world.model.plan(label, [[...first, { tool: 'asked_send' }], ...rest]);
+    const result = await world.agent.run(`${label} please`);
+    model.exists = true;
+    const asked = result.interrupts ?? [];
+    expectThat(
+      result.status === 'interrupted' && asked.length === 1 && asked[0]?.kind === 'question',
+      () => `${label} ended ${describe(result)} with ${JSON.stringify(asked)}, not one question`,
+    );
+    const callId = asked[0]?.callId as string;
+    const sentBy = (): number => world.tools.sent().filter((id) => id === callId).length;
+    for (const [index, answer] of ['alice', 'yes'].entries()) {
+      expectThat(sentBy() === 0, () => `${label}: asked_send ${callId} sent before its answers`);
+      world.agent = world.create();
+      const resumed = await world.agent.resume({ decisions: [{ callId, answer }] });
+      const last = index === 1;
+      const waiting = resumed?.interrupts?.[0];
+      expectThat(
+        last
+          ? resumed?.status === 'completed'
+          : resumed?.status === 'interrupted' &&
+              waiting?.kind === 'question' &&
+              JSON.stringify(waiting.answers) === '["alice"]',
+        () => `answer ${index + 1} of ${label} ended ${describe(resumed)}`,
+      );
+    }
+    expectThat(sentBy() === 1, () => `asked_send ${callId} sent ${sentBy()} time(s), not once`);
+    model.prompts.push({ label, answered: true });
+  }
+  toString = (): string => `question(${showPlan(this.plan)})`;
+}

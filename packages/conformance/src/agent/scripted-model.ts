@@ -14,7 +14,7 @@ import { estimateRequestTokens } from '@mh/core/internal';
 
 /** A tool call the scripted model makes: which tool, and whether the call waits until aborted. */
 export interface PlannedCall {
-  readonly tool: 'read_note' | 'put_note' | 'send_once' | 'approved_send';
+  readonly tool: 'read_note' | 'put_note' | 'send_once' | 'approved_send' | 'asked_send';
   readonly hang?: boolean;
   /** The call takes 25 ms, long enough for a rival to act while it runs. */
   readonly slow?: boolean;

@@ -5,14 +5,15 @@ import type { ParseResult, Tool, ToolRunContext } from '@mh/core';
 export interface SideEffectTools {
   /**
    * read_note (read, idempotent), put_note (write, idempotent), send_once (exec, not idempotent),
-   * and approved_send: send_once that needs a person's approval (it runs only when approved).
+   * approved_send: send_once that needs a person's approval (it runs only when approved), and
+   * asked_send: send_once that first asks two questions (`ctx.interrupt`), then sends once.
    */
   readonly tools: Tool[];
   /** Resolves when a call with `hang: true` starts waiting (it ends only when aborted). */
   nextHang(): Promise<void>;
   /** Resolves when a call with `slow: true` starts (it answers 25 ms later). */
   nextSlow(): Promise<void>;
-  /** The ids of every send_once and approved_send call that ran, as the side file holds them (one line each). */
+  /** The ids of every send_once, approved_send and asked_send call that sent, as the side file holds them (one line each). */
   sent(): string[];
 }
 
@@ -56,7 +57,12 @@ export function sideEffectTools(sideFile: string): SideEffectTools {
       reached?.();
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    if (name === 'send_once' || name === 'approved_send')
+    if (name === 'asked_send') {
+      // Both questions come before the side effect: a run without their answers sends nothing.
+      await context.interrupt?.({ question: 'Send to whom?', schema: { type: 'string' } });
+      await context.interrupt?.('Really send?');
+    }
+    if (name === 'send_once' || name === 'approved_send' || name === 'asked_send')
       appendFileSync(sideFile, `${context.callId}\n`);
     if (input.hang) {
       const reached = hanging;
@@ -91,6 +97,7 @@ export function sideEffectTools(sideFile: string): SideEffectTools {
       tool('put_note', 'write', true),
       tool('send_once', 'exec', false),
       tool('approved_send', 'exec', false, true),
+      tool('asked_send', 'exec', false),
     ] as Tool[],
     nextHang: () =>
       new Promise((resolve) => {

@@ -85,7 +85,13 @@ function pendingShape(pending: PendingTurn | ModelPending | undefined): unknown 
   return {
     baseHead: pending.baseHead,
     assistant: pending.assistant,
-    calls: pending.calls.map(({ call, started, result }) => ({ id: call.id, started, result })),
+    calls: pending.calls.map(({ call, started, result, question, answers }) => ({
+      id: call.id,
+      started,
+      result,
+      question,
+      answers,
+    })),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   DeleteSessionCommand,
   ReopenCommand,
 } from './lifecycle-commands.js';
+import { JournalQuestionCommand } from './question-commands.js';
 
 const pick = fc.nat({ max: 7 });
 const branch = fc.option(pick, { nil: null });
@@ -80,6 +81,30 @@ export function commandArbitraries(has: {
         .map(
           ([s, b, end, known, alsoKnown, p, text, isError]) =>
             new JournalCallCommand(s, b, end, known || alsoKnown, p, text, isError),
+        ),
+    ],
+    [
+      3,
+      fc
+        .tuple(
+          pick,
+          pick,
+          fc.constantFrom(undefined, undefined, 'next', 'next', 'stale'),
+          fc.boolean(),
+          fc.boolean(),
+          pick,
+          textArb,
+        )
+        .map(
+          ([s, b, answer, known, alsoKnown, p, text]) =>
+            new JournalQuestionCommand(
+              s,
+              b,
+              answer as 'next' | undefined,
+              known || alsoKnown,
+              p,
+              text,
+            ),
         ),
     ],
     [

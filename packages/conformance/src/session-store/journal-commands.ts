@@ -151,7 +151,11 @@ export class JournalCallCommand extends StoreCommand {
     }
     await expectSuccess(call, what);
     entry.started = true;
-    if (this.end) entry.result = result;
+    if (this.end) {
+      entry.result = result;
+      // A finished call waits on nothing.
+      entry.question = undefined;
+    }
     this.done = callId;
     return [{ session: t.session, branch: t.branch }];
   }

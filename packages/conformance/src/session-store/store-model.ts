@@ -1,4 +1,5 @@
 import {
+  type AskedQuestion,
   type CheckpointMeta,
   DEFAULT_BRANCH,
   type Message,
@@ -21,6 +22,10 @@ export interface ModelCall {
   readonly call: ToolUseBlock;
   started: boolean;
   result?: ToolResultBlock;
+  /** The question it is held on (`journalQuestion`), until answered or finished. */
+  question?: AskedQuestion;
+  /** The answers it was claimed with (`journalAnswer`). */
+  answers?: readonly unknown[];
 }
 
 /** The turn in flight on a branch. */

@@ -50,6 +50,7 @@ describe('calls that wait for a person', () => {
     expect(result.error).toBeUndefined();
     expect(result.interrupts).toEqual([
       {
+        kind: 'approval',
         callId: 'c_w1',
         tool: 'w1',
         input: { name: 'w1' },

@@ -1,4 +1,5 @@
 import type { ToolUseBlock } from '../messages/message.js';
+import type { AskedQuestion, Permission } from '../ports/tool.js';
 import {
   type ApprovalRequest,
   previewToolCall,
@@ -49,11 +50,31 @@ export async function planApprovals(
 /** The interrupt of a call that waits for a person, for `request`'s reason. */
 export function interruptOf(call: ToolUseBlock, request: ApprovalRequest): Interrupt {
   return {
+    kind: 'approval',
     callId: call.id,
     tool: call.name,
     input: call.input,
     permission: request.permission,
     reason: request.reason,
+  };
+}
+
+/** The interrupt of a call whose tool asked `asked` (`ToolRunContext.interrupt`). */
+export function questionInterruptOf(
+  call: ToolUseBlock,
+  asked: AskedQuestion,
+  permission?: Permission,
+): Interrupt {
+  return {
+    kind: 'question',
+    callId: call.id,
+    tool: call.name,
+    input: call.input,
+    ...(permission ? { permission } : {}),
+    reason: asked.question,
+    question: asked.question,
+    ...(asked.schema ? { schema: asked.schema } : {}),
+    answers: asked.answers,
   };
 }
 
@@ -69,12 +90,39 @@ export async function* runUntilInterrupt(
   span: Span,
 ): AsyncGenerator<AgentEvent, ToolBatchOutcome, void> {
   const batch = yield* runToolBatch(plan.toRun, toolBatchContext(state, context, span));
-  if (!context.run.aborted) {
-    state.stop = {
-      status: 'interrupted',
-      interrupts: plan.interrupts,
-      held: { assistant: answer.assistant, results: batch.results },
-    };
-  }
+  holdTurn(state, context, answer, batch, plan.interrupts);
   return batch;
+}
+
+/**
+ * Stops the run `interrupted` when calls wait for a person: `approvals` (planned before the calls
+ * ran) and the calls of `batch` that stopped on a question. The interrupts keep the turn's order;
+ * the turn is held back with the results it has. Nothing waits (or the run was aborted): no-op.
+ */
+export function holdTurn(
+  state: RunState,
+  context: TurnContext,
+  answer: Answer,
+  batch: ToolBatchOutcome,
+  approvals: readonly Interrupt[] = [],
+): void {
+  const asked = batch.questions ?? [];
+  if (context.run.aborted || state.stop !== undefined) return;
+  if (approvals.length === 0 && asked.length === 0) return;
+  const byCall = new Map<string, Interrupt>(
+    approvals.map((interrupt) => [interrupt.callId, interrupt]),
+  );
+  for (const { call, asked: question, permission } of asked)
+    byCall.set(call.id, questionInterruptOf(call, question, permission));
+  const interrupts = answer.calls.flatMap((call) => byCall.get(call.id) ?? []);
+  const questions = asked.map(({ call, asked: question }) => ({ callId: call.id, ...question }));
+  state.stop = {
+    status: 'interrupted',
+    interrupts,
+    held: {
+      assistant: answer.assistant,
+      results: batch.results,
+      ...(questions.length > 0 ? { questions } : {}),
+    },
+  };
 }

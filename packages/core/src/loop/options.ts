@@ -13,6 +13,7 @@ import type { OutputOptions } from '../output/typed-output.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Provider } from '../ports/provider.js';
 import type { StepRunner } from '../ports/step-runner.js';
+import type { AskedQuestion } from '../ports/tool.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
 import { noopTracer, type Span, type Tracer } from '../ports/tracer.js';
 import { defaultPricing, type PricingTable } from '../pricing/prices.js';
@@ -47,6 +48,11 @@ export interface LoopHooks {
   toolStart?(call: ToolUseBlock): Promise<void>;
   /** That call finished with `result`. */
   toolEnd?(call: ToolUseBlock, result: ToolResultBlock): Promise<void>;
+  /**
+   * That call stopped on a question (`ToolRunContext.interrupt`) with no answer: it has no result
+   * and runs again, from the start, once answered (a session journals the question).
+   */
+  toolQuestion?(call: ToolUseBlock, question: AskedQuestion): Promise<void>;
   /** A turn completed: its assistant message and all its results are in the history. */
   turnCommitted?(turn: CommittedTurn): Promise<void>;
   /** A compaction changed or tried to change the history (`history` is the history after it). */
@@ -331,7 +337,7 @@ export function checkLoopOptions(
   if (options.hooks !== undefined) {
     assertOptions(
       options.hooks,
-      ['beforeTools', 'toolStart', 'toolEnd', 'turnCommitted', 'compacted'],
+      ['beforeTools', 'toolStart', 'toolEnd', 'toolQuestion', 'turnCommitted', 'compacted'],
       'hooks',
     );
   }

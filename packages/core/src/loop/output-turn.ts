@@ -14,7 +14,7 @@ import {
 } from '../output/answer.js';
 import type { ResolvedOutput } from '../output/typed-output.js';
 import type { Span } from '../ports/tracer.js';
-import { planApprovals, runUntilInterrupt } from './approvals.js';
+import { holdTurn, planApprovals, runUntilInterrupt } from './approvals.js';
 import type { AgentEvent } from './run-result.js';
 import type { RunState } from './run-state.js';
 import { runToolBatch, type ToolBatchOutcome } from './tool-batch.js';
@@ -41,8 +41,11 @@ export async function* runTurnTools(
     const plan = await planApprovals(context.settings.tools, answer.calls);
     if (plan) return yield* runUntilInterrupt(state, context, answer, plan, span);
   }
-  if (output === undefined || finals.length === 0)
-    return yield* runToolBatch(answer.calls, toolBatchContext(state, context, span));
+  if (output === undefined || finals.length === 0) {
+    const batch = yield* runToolBatch(answer.calls, toolBatchContext(state, context, span));
+    holdTurn(state, context, answer, batch);
+    return batch;
+  }
   const given = new Map<string, ToolResultBlock>();
   const verdict = readToolAnswer(output, finals[0] as ToolUseBlock);
   const accepted = verdict.ok ? verdict : undefined;
@@ -64,6 +67,7 @@ export async function* runTurnTools(
   const results = answer.calls
     .map((call) => given.get(call.id) ?? ran.get(call.id))
     .filter((result) => result !== undefined);
+  holdTurn(state, context, answer, { ...batch, results });
   return { ...batch, results };
 }
 

@@ -4,8 +4,8 @@ import type { HistoryRepair } from '../messages/history.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import type { OutputDelta } from '../output/deltas.js';
-import type { StopReason, StreamEvent } from '../ports/provider.js';
-import type { Permission } from '../ports/tool.js';
+import type { JsonSchema, StopReason, StreamEvent } from '../ports/provider.js';
+import type { AskedQuestion, Permission } from '../ports/tool.js';
 import type { ToolOutcome } from '../ports/tool-executor.js';
 
 /** How a run ended. */
@@ -68,12 +68,19 @@ export interface RunResult {
 }
 
 /**
- * A person's answer to a call that waits (`RunResult.interrupts`): approve it (optionally with
- * edited arguments, validated again), or deny it (the model reads `message` as the call's error
- * result). With an `approvalKey`, each decision carries the interrupt's `token` (for edited
- * arguments, a token made for them with `agent.approvalToken`).
+ * A person's answer to a call that waits (`RunResult.interrupts`). For an `approval` interrupt:
+ * approve it (optionally with edited arguments, validated again), or deny it (the model reads
+ * `message` as the call's error result). For a `question` interrupt: `answer` it with a JSON
+ * value (checked against the question's schema); the call runs again from the start and its
+ * question gets the answer. With an `approvalKey`, each decision carries the interrupt's `token`
+ * (for edited arguments, a token made for them with `agent.approvalToken`).
  */
 export type Decision =
+  | {
+      readonly callId: string;
+      readonly answer: unknown;
+      readonly token?: string;
+    }
   | {
       readonly callId: string;
       readonly approve: true;
@@ -87,8 +94,38 @@ export type Decision =
       readonly token?: string;
     };
 
-/** A tool call that waits for a person's decision. */
-export interface Interrupt {
+/** What a call waits for: a person's approval before it runs, or their answer to its question. */
+export const INTERRUPT_KINDS = ['approval', 'question'] as const;
+/** What a call waits for (see `Interrupt`). */
+export type InterruptKind = (typeof INTERRUPT_KINDS)[number];
+
+/**
+ * A tool call that waits for a person: an `approval` (the call has not run; decide with `{ callId,
+ * approve }`) or a `question` its tool asked while running (`ToolRunContext.interrupt`; answer
+ * with `{ callId, answer }`).
+ */
+export type Interrupt = ApprovalInterrupt | QuestionInterrupt;
+
+/** A call that waits for a person's approval before it runs. */
+export interface ApprovalInterrupt extends InterruptFields {
+  /** What it waits for. */
+  readonly kind: 'approval';
+}
+
+/** A call whose tool asked a question and waits for the answer (it runs again, answered). */
+export interface QuestionInterrupt extends InterruptFields {
+  /** What it waits for. */
+  readonly kind: 'question';
+  /** The question, as the person reads it (also `reason`). */
+  readonly question: string;
+  /** JSON Schema the answer must satisfy, when the tool gave one. */
+  readonly schema?: JsonSchema;
+  /** The answers the call already got to its earlier questions, oldest first. */
+  readonly answers: readonly unknown[];
+}
+
+/** What every interrupt says of its call. */
+export interface InterruptFields {
   /** The call's id: what a decision names. */
   readonly callId: string;
   /** The tool. */
@@ -109,6 +146,14 @@ export interface HeldTurn {
   readonly assistant: Message;
   /** Results of the calls that ran before the run stopped. */
   readonly results: readonly ToolResultBlock[];
+  /** The questions calls stopped on (`ToolRunContext.interrupt`), absent when none did. */
+  readonly questions?: readonly HeldQuestion[];
+}
+
+/** A question a held turn's call stopped on. */
+export interface HeldQuestion extends AskedQuestion {
+  /** The call that asked it. */
+  readonly callId: string;
 }
 
 /**

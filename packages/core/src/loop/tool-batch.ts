@@ -2,6 +2,7 @@ import { GuardTrippedError } from '../errors.js';
 import { toolCallEvents } from '../executor/tool-call-events.js';
 import { type ToolResultBlock, type ToolUseBlock, toolResult } from '../messages/message.js';
 import { messageProblem } from '../messages/shape.js';
+import type { AskedQuestion, Permission } from '../ports/tool.js';
 import type { ToolExecutor, ToolOutcome } from '../ports/tool-executor.js';
 import type { Span, Tracer } from '../ports/tracer.js';
 import { thrownKind, thrownText } from '../support/thrown-text.js';
@@ -23,10 +24,22 @@ export interface ToolBatchContext {
   readonly hooks?: LoopHooks;
 }
 
+/** A call of the batch that stopped on a question (`ToolRunContext.interrupt`). */
+export interface AskedCall {
+  readonly call: ToolUseBlock;
+  readonly asked: AskedQuestion;
+  readonly permission?: Permission;
+}
+
 /** The results of one turn's calls, and whether the repeated-call guard tripped. */
 export interface ToolBatchOutcome {
-  /** Results in the order of the calls; all of them unless the run was aborted. */
+  /**
+   * Results in the order of the calls; all of them unless the run was aborted, or a call stopped
+   * on a question (then the calls that asked, and those left waiting with them, have none).
+   */
   readonly results: readonly ToolResultBlock[];
+  /** The calls that stopped on a question, in the order of the calls; absent when none did. */
+  readonly questions?: readonly AskedCall[];
   /** Set when a call repeated more than `maxRepeatedCalls` times (that call did not run). */
   readonly repeatTrip?: GuardTrippedError;
 }
@@ -45,10 +58,11 @@ export async function* runToolBatch(
   context: ToolBatchContext,
 ): AsyncGenerator<AgentEvent, ToolBatchOutcome, void> {
   const results = new Map<string, ToolResultBlock>();
+  const asked = new Map<string, AskedCall>();
   const { toRun, repeatTrip } = screenRepeats(calls, context, results);
   if (toRun.length > 0) {
     if (context.executor) {
-      yield* pullEvents(context.executor, toRun, context, results);
+      yield* pullEvents(context.executor, toRun, context, { results, asked });
     } else {
       for (const call of toRun) {
         const outcome = unknownToolOutcome(call);
@@ -58,7 +72,8 @@ export async function* runToolBatch(
       }
     }
   }
-  if (!context.run.aborted) {
+  // Calls left unstarted by a question wait with it (the executor starts only reads after it).
+  if (!context.run.aborted && asked.size === 0) {
     for (const call of calls) {
       if (!results.has(call.id)) {
         results.set(
@@ -71,7 +86,14 @@ export async function* runToolBatch(
   const ordered = calls
     .map((call) => results.get(call.id))
     .filter((result) => result !== undefined);
-  return { results: ordered, repeatTrip };
+  const questions = calls.flatMap((call) => asked.get(call.id) ?? []);
+  return { results: ordered, repeatTrip, ...(questions.length > 0 ? { questions } : {}) };
+}
+
+/** Where a batch's calls end: their results, and the questions some stopped on. */
+interface BatchAnswers {
+  readonly results: Map<string, ToolResultBlock>;
+  readonly asked: Map<string, AskedCall>;
 }
 
 /** Answers calls over the repeated-call limit (and every call after the first such) without running them. */
@@ -116,7 +138,7 @@ async function* pullEvents(
   executor: ToolExecutor,
   calls: readonly ToolUseBlock[],
   context: ToolBatchContext,
-  results: Map<string, ToolResultBlock>,
+  answers: BatchAnswers,
 ): AsyncGenerator<AgentEvent, void, void> {
   const spans = new ToolSpans(context.tracer, context.parent);
   const iterator = executor
@@ -137,7 +159,7 @@ async function* pullEvents(
         if (event.type === 'tool-start' || !spans.has(call.id)) {
           if (!(yield* startCall(call, context, spans))) return;
         }
-        if (event.type === 'tool-end' && !(yield* endCall(event.outcome, context, spans, results)))
+        if (event.type === 'tool-end' && !(yield* endCall(event.outcome, context, spans, answers)))
           return;
       }
     }
@@ -167,13 +189,31 @@ async function* startCall(
   }
 }
 
-/** Journals the call's result, ends its span, reports its end; false when the batch must stop. */
+/**
+ * Journals the call's result (or the question it stopped on: `LoopHooks.toolQuestion`), ends its
+ * span, reports its end; false when the batch must stop.
+ */
 async function* endCall(
   answered: ToolOutcome,
   context: ToolBatchContext,
   spans: ToolSpans,
-  results: Map<string, ToolResultBlock>,
+  { results, asked }: BatchAnswers,
 ): AsyncGenerator<AgentEvent, boolean, void> {
+  const question = answered.status === 'interrupted' ? answered.question : undefined;
+  if (question !== undefined) {
+    try {
+      const journaled = context.hooks?.toolQuestion?.(answered.call, question);
+      if (journaled && (await context.run.race(journaled)) === ABORTED) return false;
+    } catch (error) {
+      spans.fail(answered.call, error);
+      throw error;
+    }
+    spans.end(answered, answered.result);
+    const { call, permission } = answered;
+    asked.set(call.id, { call, asked: question, ...(permission ? { permission } : {}) });
+    yield { type: 'tool-execution-end', outcome: answered };
+    return !context.run.aborted;
+  }
   const result = checkedResult(answered);
   try {
     const journaled = context.hooks?.toolEnd?.(answered.call, result);

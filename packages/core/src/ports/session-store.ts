@@ -1,5 +1,6 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
+import type { AskedQuestion } from './tool.js';
 
 /** The branch a new session starts on. */
 export const DEFAULT_BRANCH = 'main';
@@ -84,6 +85,14 @@ export interface ToolCallJournalEntry {
   readonly started: boolean;
   /** The result, once finished; absent for a call that never finished. */
   readonly result?: ToolResultBlock;
+  /**
+   * The question the call stopped on (`journalQuestion`) and waits to have answered; absent once
+   * answered (`journalAnswer`) or finished (`journalEnd`), or when it never asked. Such a call is
+   * `started` and has no result.
+   */
+  readonly question?: AskedQuestion;
+  /** The answers the call runs (or ran) again with (`journalAnswer`), oldest first. */
+  readonly answers?: readonly unknown[];
 }
 
 /**
@@ -191,6 +200,34 @@ export interface SessionStore {
     branch: string,
     callId: string,
     result: ToolResultBlock,
+  ): Promise<void>;
+  /**
+   * Records, durably, that a call of the pending turn stopped on `question` (its tool called
+   * `ToolRunContext.interrupt` without an answer): the call is held, started and without a result,
+   * until `journalAnswer` claims it. Replaces an earlier question of the call. A call not in the
+   * pending turn, or one that already has a result, is a `SessionConflictError`; a malformed
+   * `question` (not `{ question: string, schema?: object, answers: JSON[] }`) is a `ConfigError`
+   * naming the field.
+   */
+  journalQuestion(
+    sessionId: string,
+    branch: string,
+    callId: string,
+    question: AskedQuestion,
+  ): Promise<void>;
+  /**
+   * Claims, durably and once, a call held on a question to run it again with `answers` (its
+   * earlier answers plus the new one): `answers.length` must be one more than the question's
+   * `answers.length`. The question is cleared and `answers` kept with the call. A call that does
+   * not wait on a question, or whose question another writer answered first (the count differs),
+   * is a `SessionConflictError`, so two resumes never both run it; `answers` that are not a JSON
+   * array is a `ConfigError`.
+   */
+  journalAnswer(
+    sessionId: string,
+    branch: string,
+    callId: string,
+    answers: readonly unknown[],
   ): Promise<void>;
   /** The branch's pending turn (a crash between its tools and its commit leaves it), if any. */
   pendingTurn(sessionId: string, branch: string): Promise<PendingTurn | undefined>;

@@ -1,6 +1,6 @@
 import type { ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { ToolSpec } from './provider.js';
-import type { Permission } from './tool.js';
+import type { AskedQuestion, Permission } from './tool.js';
 
 /** How a call ended. */
 export const TOOL_CALL_STATUSES = [
@@ -12,8 +12,13 @@ export const TOOL_CALL_STATUSES = [
   'unknown-tool',
   'cancelled',
   'skipped',
+  'interrupted',
 ] as const;
-/** How a call ended. */
+/**
+ * How a call ended. `interrupted`: the tool asked a person a question (`ToolRunContext.interrupt`)
+ * that has no answer yet; the outcome carries it in `question`, and its `result` is a placeholder
+ * the loop does not keep (the call runs again, from the start, once answered).
+ */
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 /** The result of one tool call with what the executor learnt running it. */
@@ -30,6 +35,8 @@ export interface ToolOutcome {
   readonly durationMs: number;
   /** The permission of the tool, when it exists. */
   readonly permission?: Permission;
+  /** The question the call stopped on; present exactly when `status` is `interrupted`. */
+  readonly question?: AskedQuestion;
 }
 
 /**
@@ -76,6 +83,13 @@ export interface ToolExecutionContext {
    * Absent for an ordinary turn.
    */
   readonly approved?: ReadonlySet<string>;
+  /**
+   * A person's answers to the questions a call asked (`ToolRunContext.interrupt`), by call id,
+   * oldest first: the call runs again from the start and its n-th question gets the n-th answer;
+   * a question past them interrupts the call again (an `interrupted` outcome). Absent for an
+   * ordinary turn (every question interrupts).
+   */
+  readonly answers?: ReadonlyMap<string, readonly unknown[]>;
 }
 
 /**
@@ -153,6 +167,9 @@ export interface ToolExecutor {
    *   before) and stops waiting for its tools; the loop answers the rest as cancelled. A
    *   consumer that stops pulling (`return()`) leaves later calls unstarted.
    * - It throws only for a failure of its own (or of `context.scope`), never for a tool's.
+   * - A call whose tool asked a question without an answer ends `interrupted` (see
+   *   `ToolCallStatus`); after it the executor starts only `read` calls: later writes and execs
+   *   stay unstarted and wait with it, in order, as after an approval.
    *
    * A custom executor written for the earlier port, yielding bare `ToolOutcome`s, still works for
    * now: the loop then reports each call's start and end together, after the tool ran, and warns

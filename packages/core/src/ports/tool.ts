@@ -27,6 +27,32 @@ export interface ToolSchema<T = unknown> {
   parse(input: unknown): ParseResult<T>;
 }
 
+/**
+ * A question a running tool asks a person (`ToolRunContext.interrupt`): its text, or its text with
+ * a JSON Schema the answer must satisfy (checked on resume before the tool sees it).
+ */
+export type ToolQuestion =
+  | string
+  | {
+      /** What the person reads. Not empty. */
+      readonly question: string;
+      /** JSON Schema of the answer (default: any JSON value). */
+      readonly schema?: JsonSchema;
+    };
+
+/**
+ * A question a call stopped on, as journaled and reported: the question, and the answers the
+ * call already got to its earlier questions (in order), which it gets again when it runs again.
+ */
+export interface AskedQuestion {
+  /** What the person reads. */
+  readonly question: string;
+  /** JSON Schema of the answer, when the tool gave one. */
+  readonly schema?: JsonSchema;
+  /** The answers to the call's earlier questions, oldest first (JSON values). */
+  readonly answers: readonly unknown[];
+}
+
 /** What a running tool receives besides its arguments. */
 export interface ToolRunContext {
   /** Aborts on cancellation, run timeout or the tool's own `timeoutMs`. Honour it. */
@@ -35,6 +61,17 @@ export interface ToolRunContext {
   readonly callId: string;
   /** 1-based attempt number (idempotent tools may be retried on transient errors). */
   readonly attempt: number;
+  /**
+   * Asks a person `question` and resolves to their answer (a JSON value). The first time, there
+   * is no answer yet: it rejects with `ToolInterrupt` and the call ends without a result; the run
+   * ends `interrupted` with the question in `result.interrupts`. `agent.resume({ decisions: [{
+   * callId, answer }] })` runs the call again from the start, and then the n-th `interrupt` of the
+   * call resolves to the n-th answer, so a tool can ask several questions across resumes. Let the
+   * rejection propagate (catching it does not help: the call is interrupted all the same), and
+   * keep side effects after the questions, since the code before them runs again on resume.
+   * Absent when the executor cannot interrupt (then ask no question).
+   */
+  readonly interrupt?: (question: ToolQuestion) => Promise<unknown>;
 }
 
 /** What a tool returns: plain text, or blocks with an explicit error flag. */

@@ -1,4 +1,5 @@
 import type {
+  AskedQuestion,
   ModelRequest,
   Permission,
   StreamEvent,
@@ -117,6 +118,8 @@ export interface RecordedToolOutcome {
   readonly durationMs: number;
   /** The tool's permission, when it exists. */
   readonly permission?: Permission;
+  /** The question the call stopped on, when `status` is `interrupted` (`ctx.interrupt`). */
+  readonly question?: AskedQuestion;
 }
 
 /** One tool call and its outcome. */

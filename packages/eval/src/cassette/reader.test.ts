@@ -100,6 +100,13 @@ describe('parseCassette', () => {
     expect(problemOf(`${HEADER}\n${noEvents}\n`)).toMatch(/line 2: events\[0\]\.ms/);
     const badTool = TOOL_LINE.replace('"status":"ok"', '"status":"fine"');
     expect(problemOf(`${HEADER}\n${badTool}\n`)).toMatch(/line 2: outcome.status/);
+    const unasked = TOOL_LINE.replace('"status":"ok"', '"status":"interrupted"');
+    expect(problemOf(`${HEADER}\n${unasked}\n`)).toMatch(/line 2: outcome.question: expected/);
+    const badQuestion = TOOL_LINE.replace(
+      '"status":"ok"',
+      '"status":"interrupted","question":{"question":"","answers":[]}',
+    );
+    expect(problemOf(`${HEADER}\n${badQuestion}\n`)).toMatch(/line 2: outcome.question.question/);
     expect(problemOf(`${HEADER}\n{"type":"video"}\n`)).toMatch(/line 2: unknown entry type/);
   });
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, TOOL_CALL_STATUSES } from '@mh/core';
+import { checkAskedQuestion } from '@mh/core/internal';
 import { CassetteFileError } from './errors.js';
 import {
   CASSETTE_FORMAT,
@@ -92,7 +93,20 @@ function toolProblem(entry: Json): string | undefined {
     return 'outcome.result: expected a tool_result block';
   if (!isIndex(outcome.attempts)) return 'outcome.attempts: expected an integer >= 0';
   if (!isDuration(outcome.durationMs)) return 'outcome.durationMs: expected a number >= 0';
-  return undefined;
+  return questionProblem(outcome);
+}
+
+/** A recorded question: present exactly on an `interrupted` outcome, and well-formed. */
+function questionProblem(outcome: Json): string | undefined {
+  if ((outcome.status === 'interrupted') !== (outcome.question !== undefined))
+    return 'outcome.question: expected exactly on an interrupted outcome';
+  if (outcome.question === undefined) return undefined;
+  try {
+    checkAskedQuestion(outcome.question, 'outcome.question');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 function parseHeader(path: string, line: string | undefined): CassetteHeader {

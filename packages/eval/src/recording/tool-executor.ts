@@ -25,6 +25,7 @@ export function recordToolOutcome(context: KeyContext, outcome: ToolOutcome): vo
         attempts: outcome.attempts,
         durationMs: outcome.durationMs,
         permission: outcome.permission,
+        ...(outcome.question ? { question: outcome.question } : {}),
       },
     }),
   );

@@ -44,6 +44,7 @@ export function servedOutcome(entry: ToolEntry, call: ToolUseBlock): ToolOutcome
     attempts: entry.outcome.attempts,
     durationMs: entry.outcome.durationMs,
     permission: entry.outcome.permission,
+    ...(entry.outcome.question ? { question: entry.outcome.question } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // A deliberately misbehaving MCP server for tests. Usage: node fake-server.mjs <mode>
 // Modes: ok, bad-version, garbage, stderr-spam, paged, stubborn. Tools misbehave on call (crash, hang, ...);
+// the tool `elicit` asks the client for a name (elicitation/create) and greets it;
 // the tool `mutate` changes the tool list (served in pages ending on a repeated cursor) and sends
 // notifications/tools/list_changed. Resources and prompts are paged and include malformed entries.
 // Every message received is appended as a JSON line to $FAKE_LOG when set.
@@ -35,6 +36,7 @@ const tools = [
   { name: 'big', inputSchema: obj() },
   { name: 'grandchild', inputSchema: obj() },
   { name: 'ask', inputSchema: obj() },
+  { name: 'elicit', inputSchema: obj({ who: { type: 'string' } }) },
   { name: 'image', inputSchema: obj() },
   { name: 'fail', inputSchema: obj() },
   { name: 'mutate', inputSchema: obj() },
@@ -67,11 +69,11 @@ const prompts = [
 
 const pending = new Map();
 let nextId = 1;
-const askClient = (method) =>
+const askClient = (method, params) =>
   new Promise((resolve) => {
     const id = `s${nextId++}`;
     pending.set(id, resolve);
-    send({ jsonrpc: '2.0', id, method });
+    send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
   });
 
 async function call(name, args) {
@@ -101,6 +103,19 @@ async function call(name, args) {
       log({ grandchild: child.pid });
       setTimeout(() => process.exit(0), 50);
       return new Promise(() => {});
+    }
+    case 'elicit': {
+      // Asks the user for a name (form-mode elicitation), then greets: the greeting is the effect.
+      const answer = await askClient('elicitation/create', {
+        mode: 'form',
+        message: `Name to greet for ${args.who ?? 'someone'}?`,
+        requestedSchema: obj({ name: { type: 'string' } }, ['name']),
+      });
+      log({ elicited: answer });
+      const { action, content } = answer.result ?? {};
+      if (action !== 'accept') return text(`no name: ${action ?? JSON.stringify(answer.error)}`);
+      log({ greeted: content.name });
+      return text(`hello ${content.name}`);
     }
     case 'ask': {
       const ping = await askClient('ping');
