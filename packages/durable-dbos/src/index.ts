@@ -22,6 +22,13 @@ export {
   type StartOptions,
   workflowName,
 } from './durable-agents.js';
-export { type Liveness, startLiveness } from './liveness.js';
+export {
+  type Lease,
+  type Liveness,
+  startLiveness,
+  takeLease,
+  type Watch,
+  watchDeadWorkers,
+} from './liveness.js';
 export { type RunRecord, recordRun, runOfRecord } from './run-record.js';
 export { launchWorker, type QueueLimits, type Worker, type WorkerOptions } from './worker.js';

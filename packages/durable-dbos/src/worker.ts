@@ -4,7 +4,7 @@ import type { DBOSConfig } from '@dbos-inc/dbos-sdk';
 import { ConfigError } from '@mh/core';
 import type { Dbos } from './dbos-steps.js';
 import { DEFAULT_QUEUE } from './durable-agents.js';
-import { type Liveness, startLiveness } from './liveness.js';
+import { takeLease, type Watch, watchDeadWorkers } from './liveness.js';
 
 /** A queue's limits, as `DBOS.registerQueue` takes them. */
 export type QueueLimits = NonNullable<Parameters<Dbos['registerQueue']>[1]>;
@@ -58,42 +58,49 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   const executorId =
     config.executorID ?? `mh-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   dbos.setConfig({ ...config, executorID: executorId });
-  await dbos.launch();
-  let liveness: Liveness | undefined;
   let lostLease: Promise<void> | undefined;
+  // The lease first: no workflow runs under this executor id before it holds one.
+  const lease = await takeLease({
+    systemDatabaseUrl: config.systemDatabaseUrl,
+    executorId,
+    checkMs: interval,
+    // Others may now take this worker's runs over: it must stop running them.
+    onLost: (error) => {
+      const cause = error instanceof Error ? error.message : String(error);
+      options.onError?.(
+        new Error(`lost the lease of executor ${executorId} (${cause}): shutting DBOS down`),
+      );
+      lostLease = dbos.shutdown();
+    },
+  });
+  let watch: Watch;
   try {
+    await dbos.launch();
     for (const [name, limits] of Object.entries({ [DEFAULT_QUEUE]: {}, ...options.queues }))
       await dbos.registerQueue(name, limits);
-    liveness = await startLiveness({
+    watch = await watchDeadWorkers({
       dbos,
       systemDatabaseUrl: config.systemDatabaseUrl,
       executorId,
       intervalMs: interval,
       ...(options.onError ? { onError: options.onError } : {}),
-      // Others may now take this worker's runs over: it must stop running them.
-      onLost: (error) => {
-        const cause = error instanceof Error ? error.message : String(error);
-        options.onError?.(
-          new Error(`lost the lease of executor ${executorId} (${cause}): shutting DBOS down`),
-        );
-        lostLease = dbos.shutdown();
-      },
     });
   } catch (error) {
-    await dbos.shutdown();
+    await dbos.shutdown().catch(() => {});
+    await lease.release();
     throw error;
   }
-  const lease = liveness;
   return {
     executorId,
-    recovered: lease.recovered,
+    recovered: watch.recovered,
     get leaseLost() {
       return lostLease !== undefined;
     },
     async stop() {
-      await lease.stop();
+      await watch.stop();
       if (lostLease) await lostLease;
       else await dbos.shutdown();
+      await lease.release();
     },
   };
 }

@@ -222,7 +222,31 @@ export function checkAgentOptions(options: AgentOptions): ResolvedLoopSettings {
   ) {
     throw new ConfigError('steps', 'expected a StepRunner (step and newId functions)');
   }
+  if (steps !== undefined) checkDurable(options);
   return settings;
+}
+
+/**
+ * What a durable agent (`steps`) cannot have: a wall-clock timeout (a replay returns recorded
+ * steps at once, so it would time out elsewhere) and a fence boundary drawn at random (a replay
+ * would fence with another one than the recorded results).
+ */
+function checkDurable(options: AgentOptions): void {
+  if (options.limits?.timeoutMs !== undefined)
+    throw new ConfigError(
+      'limits.timeoutMs',
+      "a durable agent (steps) takes no wall-clock timeout: a replay would time out at another point; use the engine's workflow timeout",
+    );
+  const fencing = options.fencing ?? options.injectionDefense;
+  const fixed =
+    fencing === false || (typeof fencing === 'object' && fencing?.boundary !== undefined);
+  if (options.tools !== undefined && !fixed)
+    throw new ConfigError(
+      options.fencing === undefined && options.injectionDefense !== undefined
+        ? 'injectionDefense'
+        : 'fencing',
+      "a durable agent (steps) needs a fence drawn once for the run: pass { boundary } (durable-dbos's factory context has one), or false",
+    );
 }
 
 function isExecutor(value: unknown): value is ToolExecutor {

@@ -231,6 +231,11 @@ export class Agent {
     const decisions = checkDecisions(options.decisions);
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
       throw new ConfigError('options.signal', 'expected an AbortSignal');
+    if (this.#steps !== undefined && options.limits?.timeoutMs !== undefined)
+      throw new ConfigError(
+        'options.limits.timeoutMs',
+        'a durable agent (steps) takes no wall-clock timeout: a replay would time out at another point',
+      );
     // The agent's settings with this run's limits over its own (only they are checked).
     const settings = withRunLimits(this.#settings, options.limits, 'options.limits');
     const output = resolveRunOutput(options.output, settings.provider, settings.tools);

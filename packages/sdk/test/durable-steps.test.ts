@@ -1,4 +1,10 @@
-import { type Message, messageText, type SessionStore, userMessage } from '@mh/core';
+import {
+  type Message,
+  messageText,
+  SessionConflictError,
+  type SessionStore,
+  userMessage,
+} from '@mh/core';
 import {
   MemoryStepRunner,
   type RecordedStep,
@@ -6,7 +12,7 @@ import {
   type ScriptedTurn,
 } from '@mh/core/testing';
 import { defineTool } from '@mh/tools';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../src/agent.js';
 import { openTempStore } from './temp-sqlite-store.js';
@@ -106,6 +112,7 @@ describe('a durable Agent over a SQLite session', () => {
     const points = baselineSteps.length;
     expect(points).toBeGreaterThan(10);
     let cutSaves = 0;
+    let conflicts = 0;
     for (let at = 0; at < points; at++) {
       for (const when of ['before', 'after'] as const) {
         const { store, remove } = await openTempStore('mh-durable-');
@@ -119,10 +126,27 @@ describe('a durable Agent over a SQLite session', () => {
           const replay = new MemoryStepRunner('wf-1', crashed.log);
           const result = await agent(store, model, replay, saves).run(PROMPT);
           const where = `crash ${when} step ${at} (${baselineSteps[at]?.name})`;
+          for (const count of saves.values()) expect(count, where).toBe(1);
+          if (when === 'after' && baselineSteps[at]?.name === 'store:journalStart') {
+            // The claim landed but was not recorded: run again, it finds the call claimed and the
+            // store cannot tell by whom, so the run ends with the conflict; the call never ran.
+            conflicts++;
+            expect(result.status, where).toBe('error');
+            expect(SessionConflictError.isInstance(result.error), where).toBe(true);
+            // A plain resume of the session finishes it: the claimed call is answered as interrupted.
+            const resumed = await new Agent({
+              provider: provider(),
+              model: 'claude-sonnet-4-5',
+              session: { store, id: 's1' },
+              fencing: false,
+            }).resume();
+            expect(resumed?.status, where).toBe('completed');
+            expect(JSON.stringify((await store.load('s1')).messages), where).toMatch(/interrupted/);
+            continue;
+          }
           expect(result.status, where).toBe('completed');
           const recordedModelCalls = crashed.log.filter((step) => step.name === 'model').length;
           expect(model.calls, where).toBe(3 - recordedModelCalls);
-          for (const count of saves.values()) expect(count, where).toBe(1);
           const messages = (await store.load('s1')).messages;
           const cut = baselineSteps[at]?.name === 'tool:save';
           if (cut) {
@@ -136,9 +160,41 @@ describe('a durable Agent over a SQLite session', () => {
         }
       }
     }
-    // Both saves were cut, before and after their body.
+    // Both saves were cut, before and after their body; both claims were cut after theirs.
     expect(cutSaves).toBe(4);
+    expect(conflicts).toBe(2);
   }, 120_000);
 });
 
-afterAll(() => undefined);
+describe('a durable Agent refuses what a replay cannot repeat', () => {
+  const save = defineTool({
+    name: 'save',
+    description: 'saves',
+    permission: 'write',
+    input: z.object({}),
+    run: async () => 'saved',
+  });
+  const base = { provider: provider(), model: 'm', steps: new MemoryStepRunner('wf-x') };
+
+  it('a wall-clock timeout, on the agent or on a run', async () => {
+    expect(() => new Agent({ ...base, limits: { timeoutMs: 1000 } })).toThrow(
+      expect.objectContaining({ field: 'limits.timeoutMs' }),
+    );
+    await expect(new Agent(base).run('hi', { limits: { timeoutMs: 1000 } })).rejects.toMatchObject({
+      field: 'options.limits.timeoutMs',
+    });
+  });
+
+  it('a fence boundary drawn at random (with tools)', () => {
+    expect(() => new Agent({ ...base, tools: [save] })).toThrow(
+      expect.objectContaining({ field: 'fencing' }),
+    );
+    expect(() => new Agent({ ...base, tools: [save], fencing: true })).toThrow(
+      expect.objectContaining({ field: 'fencing' }),
+    );
+    expect(() => new Agent({ ...base, tools: [save], fencing: false })).not.toThrow();
+    expect(
+      () => new Agent({ ...base, tools: [save], fencing: { boundary: 'untrusted-fixed' } }),
+    ).not.toThrow();
+  });
+});

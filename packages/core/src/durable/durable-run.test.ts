@@ -3,6 +3,7 @@ import { ProviderError, SessionConflictError } from '../errors.js';
 import { runLoop } from '../loop/run-loop.js';
 import type { RunResult } from '../loop/run-result.js';
 import { type Message, userMessage } from '../messages/message.js';
+import type { ToolSchema } from '../ports/tool.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
 import { collectSettled } from '../testing/collect.js';
 import {
@@ -192,6 +193,50 @@ describe('a durable run (LoopOptions.steps)', () => {
     const error = again.error;
     expect(ProviderError.isInstance(error) && error.kind).toBe('overloaded');
     expect(ProviderError.isInstance(error) && error.status).toBe(529);
+  });
+
+  it('refuses a wall-clock timeout: a replay returns recorded steps at once, so it would fall elsewhere', async () => {
+    await expect(
+      runLoop({
+        provider: new ScriptedProvider([]),
+        model: 'm',
+        history: [userMessage('go', 'u1')],
+        limits: { timeoutMs: 1000 },
+        steps: new MemoryStepRunner('run-t'),
+      }).next(),
+    ).rejects.toMatchObject({ field: 'limits.timeoutMs' });
+  });
+
+  it("takes a typed answer's correction id from the runner, so a replay writes the same message", async () => {
+    const schema: ToolSchema<{ n: number }> = {
+      jsonSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      parse: (input) =>
+        typeof (input as { n?: unknown })?.n === 'number'
+          ? { success: true, value: input as { n: number } }
+          : { success: false, issues: ['n: expected a number'] },
+    };
+    const output = { schema, strategy: 'native' as const };
+    const script = (): ScriptedProvider =>
+      new ScriptedProvider([{ text: '{"n":"x"}' }, { text: '{"n":1}' }], { nativeOutput: true });
+    const ids = async (): Promise<string[]> => {
+      const settled = await collectSettled(
+        runLoop({
+          provider: script(),
+          model: 'm',
+          history: [userMessage('go', 'u1')],
+          output,
+          steps: new MemoryStepRunner('run-o'),
+        }),
+      );
+      const end = settled.items.at(-1);
+      if (end?.type !== 'run-end') throw new Error('no end');
+      expect(end.result.output).toEqual({ n: 1 });
+      return end.result.messages.filter((m) => m.role === 'user').map((m) => m.id);
+    };
+    const first = await ids();
+    expect(first).toHaveLength(2);
+    expect(first[1]).toMatch(/^msg_run-o_/);
+    expect(await ids()).toEqual(first);
   });
 
   it('refuses a steps option that is not a StepRunner, naming the field', async () => {

@@ -1,5 +1,6 @@
 import { OutputInvalidError } from '../errors.js';
 import {
+  type IdSource,
   type ToolResultBlock,
   type ToolUseBlock,
   toolResult,
@@ -75,14 +76,20 @@ export async function* runTurnTools(
  * Judges an answer given as text (no tool call): accepted, sent back with a correction (the turn
  * then does not end the run), or failed.
  */
-export function judgeTextAnswer(state: RunState, output: ResolvedOutput, answer: Answer): void {
+export function judgeTextAnswer(
+  state: RunState,
+  output: ResolvedOutput,
+  answer: Answer,
+  newId: IdSource,
+): void {
   const verdict = readTextAnswer(output, state.lastText, answer.end.stopReason);
   if (verdict.ok) {
     state.output = verdict.value;
     return;
   }
   wrongAnswer(state, output, verdict);
-  if (state.stop === undefined) state.append(userMessage(correctionText(output, verdict.issues)));
+  if (state.stop === undefined)
+    state.append(userMessage(correctionText(output, verdict.issues), newId()));
 }
 
 /** Counts a wrong answer; the one past `maxRetries` (or a refusal, or a cut-off) stops the run. */

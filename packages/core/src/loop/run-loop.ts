@@ -1,6 +1,7 @@
 import { setupCompaction } from '../compaction/step.js';
 import { stepExecutor } from '../durable/step-executor.js';
 import { stepProvider } from '../durable/step-provider.js';
+import { ConfigError } from '../errors.js';
 import { type IdSource, newMessageId } from '../messages/message.js';
 import { takeSettledPrefix } from '../messages/settled-histories.js';
 import { resolveOutput } from '../output/typed-output.js';
@@ -81,7 +82,7 @@ export async function* runLoop(
           await context.hooks?.beforeTools?.(answer.assistant);
           batch = yield* runTurnTools(state, context, answer, span);
           if (takeResults(state, context, batch)) break;
-        } else if (context.output) judgeTextAnswer(state, context.output, answer);
+        } else if (context.output) judgeTextAnswer(state, context.output, answer, context.newId);
         await commitTurn(state, context, answer);
         yield {
           type: 'turn-end',
@@ -129,6 +130,13 @@ function startRun(options: LoopOptions | ResolvedLoopOptions): {
     : undefined;
   const checked = checkLoopOptions(options, settledPrefix?.length ?? 0);
   const { steps } = options;
+  if (steps && checked.limits.timeoutMs !== undefined) {
+    // A replay returns recorded steps at once: a wall-clock deadline would fall elsewhere on it.
+    throw new ConfigError(
+      'limits.timeoutMs',
+      "a durable run (steps) takes no wall-clock timeout: a replay would time out at another point; use the engine's workflow timeout",
+    );
+  }
   // A durable run takes its model and tool calls as steps and its ids from the step runner.
   const settings = steps ? durableSettings(checked, steps) : checked;
   const newId: IdSource = steps ? (prefix = 'msg') => steps.newId(prefix) : newMessageId;
