@@ -2,9 +2,13 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, promptsOf } from './agent-model.js';
 import type { AgentWorld } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
+import { expectMovedOn } from './interrupt-history.js';
 import type { PlannedCall } from './scripted-model.js';
 
-/** Runs a prompt to the end with its planned tool turns: it must complete and be stored once. */
+/**
+ * Runs a prompt to the end with its planned tool turns: it must complete and be stored once. On
+ * a branch whose turn waits for a decision, the waiting call is first answered as not run.
+ */
 export class PromptCommand implements AgentCommand {
   readonly plan: Plan;
   constructor(plan: Plan) {
@@ -18,6 +22,7 @@ export class PromptCommand implements AgentCommand {
     world.compactions += result.compactions.length;
     expectThat(result.status === 'completed', () => `${label} ended ${describe(result)}`);
     model.exists = true;
+    await expectMovedOn(model, world, model.current);
     model.prompts.push({ label, answered: true });
   }
   toString = (): string => `prompt(${showPlan(this.plan)})`;
@@ -47,7 +52,7 @@ export class CancelCommand implements AgentCommand {
     this.plan = plan;
     this.at = at;
   }
-  check = (): boolean => true;
+  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const label = model.label();
     const at = this.at;
@@ -87,7 +92,7 @@ export class AbandonCommand implements AgentCommand {
     this.plan = plan;
     this.events = events;
   }
-  check = (): boolean => true;
+  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const label = model.label();
     world.model.plan(label, this.plan);

@@ -16,7 +16,8 @@ export class RaceCommand implements AgentCommand {
     this.planA = planA;
     this.planB = planB;
   }
-  check = (): boolean => true;
+  // A turn waiting for a decision is the interrupt commands' to finish.
+  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const [a, b] = [model.label(), model.label()];
     world.model.plan(a, this.planA);
@@ -56,7 +57,8 @@ export class CrashCommand implements AgentCommand {
     this.plan = plan;
     this.writes = writes;
   }
-  check = (): boolean => true;
+  // A turn waiting for a decision is the interrupt commands' to finish.
+  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     if (!world.crash) return;
     const label = model.label();
@@ -100,7 +102,8 @@ export class RaceResumeCommand implements AgentCommand {
   constructor(plan: Plan) {
     this.plan = plan;
   }
-  check = (): boolean => true;
+  // A turn waiting for a decision is the interrupt commands' to finish.
+  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const label = model.label();
     const [first = [], ...rest] = this.plan;
