@@ -37,6 +37,8 @@ export interface RecoveredTurn {
   readonly interrupted: number;
   /** Calls a person decided on (approved or denied). */
   readonly decided: number;
+  /** Calls still waiting, answered as not run because a new prompt came (`moveOn`). */
+  readonly movedOn: number;
 }
 
 /** What finishing a pending turn needs. */
@@ -85,6 +87,7 @@ export async function* recoverTurn(
   const edited = new Map<string, unknown>();
   const toRun: ToolUseBlock[] = [];
   const restarts = new Set<string>();
+  let movedOn = 0;
   if (waiting.length > 0 && !deps.moveOn) return { waiting };
   for (const action of plan) {
     if (action.kind !== 'run') {
@@ -96,6 +99,7 @@ export async function* recoverTurn(
     if (action.restart) restarts.add(call.id);
     else if (waiting.length > 0) {
       results.set(call.id, toolResult(call.id, MOVED_ON_TEXT, true));
+      movedOn++;
       continue;
     } else if (placed) {
       checkToken(deps.key, deps.place, call, placed);
@@ -153,6 +157,7 @@ export async function* recoverTurn(
     ran: toRun.length,
     interrupted: plan.filter((action) => action.kind === 'interrupted').length,
     decided: deps.decisions.size,
+    movedOn,
   };
 }
 

@@ -244,7 +244,11 @@ async function* recover(
   }
   conversation.held = undefined;
   conversation.history = [...conversation.history, ...recovered.turn];
-  await session?.commitThrough(conversation.history, { extra: { recovered: true } });
+  // Calls answered "the user sent a new message instead" are committed with that message, in one
+  // checkpoint (the prompt's commit, next): apart, a crash between them left a history claiming a
+  // prompt it did not hold, and the next resume went on answering the old prompt.
+  if (recovered.movedOn === 0)
+    await session?.commitThrough(conversation.history, { extra: { recovered: true } });
   yield {
     type: 'history-repair',
     repairs: [

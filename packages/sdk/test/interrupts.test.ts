@@ -1,6 +1,7 @@
 import {
   ConfigError,
   type Interrupt,
+  messageText,
   type RunResult,
   SessionConflictError,
   type SessionStore,
@@ -217,6 +218,27 @@ describe('an approval interrupt, in one process', () => {
 });
 
 describe('an approval interrupt with a session', () => {
+  it('commits the calls a new prompt answered as not run in one checkpoint with that prompt', async () => {
+    // Found by the conformance suite: committed apart, a crash between the two commits left a
+    // history saying "the user sent a new message" without it, and the next resume() went on
+    // answering the old prompt.
+    const options = { session: { store, id: 's1' } };
+    const mh = agent(new ScriptedProvider(script([write('c1')])), options);
+    expect((await mh.run('Write notes.md')).status).toBe('interrupted');
+    expect((await mh.run('Never mind, just say hi')).status).toBe('completed');
+    const { messages } = await store.load('s1');
+    const answered = messages.find((message) =>
+      toolResultsOf(message).some((result) => result.toolUseId === 'c1'),
+    );
+    const prompt = messages.find((message) => messageText(message) === 'Never mind, just say hi');
+    const checkpoints = await store.listCheckpoints('s1');
+    const holding = (id: string | undefined) =>
+      checkpoints.find((checkpoint) => id !== undefined && checkpoint.messageIds.includes(id))?.id;
+    expect(holding(answered?.id)).toBeDefined();
+    expect(holding(answered?.id)).toBe(holding(prompt?.id));
+    expect(runs).toEqual([]);
+  });
+
   it('survives the agent: another agent on the store resumes it, and the call runs once', async () => {
     const options = { session: { store, id: 's1' } };
     const before = agent(new ScriptedProvider(script([write('c1')])), options);

@@ -118,8 +118,27 @@ function checkTurns(messages: readonly Message[], where: string): void {
       index === 0 || message.role !== 'assistant' || messages[index - 1]?.role !== 'assistant',
       () => `${where}: two assistant messages in a row at ${index}`,
     );
+    // A call answered "the user sent a new message instead" comes with that message: the history
+    // never claims a prompt it does not hold (nor goes on answering the old one instead).
+    const movedOn = toolResultsOf(message).some((result) =>
+      result.content.some((block) => block.type === 'text' && block.text.includes(MOVED_ON_TEXT)),
+    );
+    const next = messages[index + 1];
+    expectThat(
+      !movedOn ||
+        (next?.role === 'user' &&
+          toolResultsOf(next).length === 0 &&
+          /\bP\d+ please\b/.test(messageText(next))),
+      () =>
+        `${where}: message ${index} answers a call as "${MOVED_ON_TEXT}" but is followed by ${
+          next ? `${next.role}: ${messageText(next).slice(0, 60)}` : 'nothing'
+        }`,
+    );
   });
 }
+
+/** The words of the result a call waiting for a decision gets when a new prompt comes instead. */
+const MOVED_ON_TEXT = 'the user sent a new message instead of deciding';
 
 /**
  * The invariants after every command: each branch stores exactly the model's prompts, once and in

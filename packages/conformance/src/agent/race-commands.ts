@@ -3,6 +3,7 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, type PromptRecord, promptsOf } from './agent-model.js';
 import type { AgentWorld, ConformanceAgent } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
+import { expectMovedOn } from './interrupt-history.js';
 
 /**
  * A second agent on the same session runs a prompt at the same time as the first. Each run
@@ -48,7 +49,9 @@ export class RaceCommand implements AgentCommand {
  * Runs a prompt in a child process that is SIGKILLed right after its `writes`-th store write,
  * then opens the session in a new agent, as the next process would, and resumes. A prompt the
  * child stored is then answered exactly once; the crash never makes a non-idempotent call run
- * twice (the side file), and everything committed before it is intact.
+ * twice (the side file), and everything committed before it is intact. On a branch whose turn
+ * waits for a decision, the call either still waits (killed before the prompt moved on) or was
+ * answered as not run together with the stored prompt.
  */
 export class CrashCommand implements AgentCommand {
   readonly plan: Plan;
@@ -57,10 +60,10 @@ export class CrashCommand implements AgentCommand {
     this.plan = plan;
     this.writes = writes;
   }
-  // A turn waiting for a decision is the interrupt commands' to finish.
-  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
+  check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     if (!world.crash) return;
+    const waiting = model.waiting.get(model.current);
     const label = model.label();
     world.model.plan(label, this.plan);
     await world.crash({
@@ -75,6 +78,21 @@ export class CrashCommand implements AgentCommand {
     });
     model.exists = (await world.store.getSession(world.sessionId)) !== undefined;
     world.agent = world.create();
+    if (waiting && (await stillWaits(world, model.current, waiting.callId))) {
+      // Killed before the new prompt moved on: the call still waits, and nothing else changed.
+      const calls = world.model.calls;
+      const again = await world.agent.resume();
+      expectThat(
+        again?.status === 'interrupted' &&
+          again.interrupts?.length === 1 &&
+          again.interrupts[0]?.callId === waiting.callId &&
+          world.model.calls === calls,
+        () => `resume() after a crash in ${label} left waiting ended ${describe(again)}`,
+      );
+      await storedAfter(model, world, () => false, `the crash in ${label} before it moved on`);
+      return;
+    }
+    await expectMovedOn(model, world, model.current);
     const resumed = await world.agent.resume();
     expectThat(
       resumed === undefined || resumed.status === 'completed',
@@ -133,6 +151,12 @@ export class RaceResumeCommand implements AgentCommand {
     model.prompts.push(...added);
   }
   toString = (): string => `race-resume(${showPlan(this.plan)})`;
+}
+
+/** Whether `branch`'s pending turn still holds `callId`, not started. */
+async function stillWaits(world: AgentWorld, branch: string, callId: string): Promise<boolean> {
+  const pending = await world.store.pendingTurn(world.sessionId, branch);
+  return pending?.calls.some((entry) => entry.call.id === callId && !entry.started) === true;
 }
 
 /**
