@@ -63,6 +63,16 @@ export async function expectMovedOn(
   await expectResult(world, branch, waiting.callId, { pattern: MOVED_ON, isError: true });
 }
 
+/** Whether `branch`'s pending turn still holds `callId`, not started. */
+export async function stillWaits(
+  world: AgentWorld,
+  branch: string,
+  callId: string,
+): Promise<boolean> {
+  const pending = await world.store.pendingTurn(world.sessionId, branch);
+  return pending?.calls.some((entry) => entry.call.id === callId && !entry.started) === true;
+}
+
 /** What must not change when a decision is refused: model calls, side effects, the stored branch. */
 export interface Untouched {
   readonly calls: number;

@@ -2,7 +2,7 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, promptsOf } from './agent-model.js';
 import type { AgentWorld } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
-import { expectMovedOn } from './interrupt-history.js';
+import { expectMovedOn, stillWaits } from './interrupt-history.js';
 import type { PlannedCall } from './scripted-model.js';
 
 /**
@@ -52,7 +52,7 @@ export class CancelCommand implements AgentCommand {
     this.plan = plan;
     this.at = at;
   }
-  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
+  check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const label = model.label();
     const at = this.at;
@@ -70,6 +70,7 @@ export class CancelCommand implements AgentCommand {
     const result = await running;
     world.model.clearHang();
     model.exists = true;
+    await expectMovedOn(model, world, model.current);
     const hung = first === 'hung';
     expectThat(
       result.status === (hung ? 'cancelled' : 'completed'),
@@ -84,7 +85,11 @@ export class CancelCommand implements AgentCommand {
     })`;
 }
 
-/** Stops iterating a prompt's stream after `events` events: that cancels it, and it stays cancelled. */
+/**
+ * Stops iterating a prompt's stream after `events` events: that cancels it, and it stays
+ * cancelled. On a branch whose turn waits, stopping before the prompt is kept leaves the call
+ * waiting; after, the call was answered as not run with the prompt.
+ */
 export class AbandonCommand implements AgentCommand {
   readonly plan: Plan;
   readonly events: number;
@@ -92,8 +97,9 @@ export class AbandonCommand implements AgentCommand {
     this.plan = plan;
     this.events = events;
   }
-  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
+  check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const waiting = model.waiting.get(model.current);
     const label = model.label();
     world.model.plan(label, this.plan);
     let seen = 0;
@@ -103,6 +109,16 @@ export class AbandonCommand implements AgentCommand {
       if (++seen >= this.events) break;
     }
     model.exists = true;
+    if (waiting && (await stillWaits(world, model.current, waiting.callId))) {
+      // Abandoned before the prompt moved on: none of it is kept, and the call still waits.
+      const kept = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
+      expectThat(
+        !kept.some((record) => record.label === label),
+        () => `${label} is stored, yet the call it moved on from still waits`,
+      );
+      return;
+    }
+    await expectMovedOn(model, world, model.current);
     // The answer may be committed before the consumer reads `run-end`: the store says which.
     const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
     const answered = stored.find((record) => record.label === label)?.answered === true;

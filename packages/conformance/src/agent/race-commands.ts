@@ -3,7 +3,7 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, type PromptRecord, promptsOf } from './agent-model.js';
 import type { AgentWorld, ConformanceAgent } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
-import { expectMovedOn } from './interrupt-history.js';
+import { expectMovedOn, stillWaits } from './interrupt-history.js';
 
 /**
  * A second agent on the same session runs a prompt at the same time as the first. Each run
@@ -151,12 +151,6 @@ export class RaceResumeCommand implements AgentCommand {
     model.prompts.push(...added);
   }
   toString = (): string => `race-resume(${showPlan(this.plan)})`;
-}
-
-/** Whether `branch`'s pending turn still holds `callId`, not started. */
-async function stillWaits(world: AgentWorld, branch: string, callId: string): Promise<boolean> {
-  const pending = await world.store.pendingTurn(world.sessionId, branch);
-  return pending?.calls.some((entry) => entry.call.id === callId && !entry.started) === true;
 }
 
 /**
