@@ -17,9 +17,9 @@ export class RaceCommand implements AgentCommand {
     this.planA = planA;
     this.planB = planB;
   }
-  // A turn waiting for a decision is the interrupt commands' to finish.
-  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
+  check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const waiting = model.waiting.get(model.current);
     const [a, b] = [model.label(), model.label()];
     world.model.plan(a, this.planA);
     world.model.plan(b, this.planB);
@@ -27,6 +27,9 @@ export class RaceCommand implements AgentCommand {
     const results = await Promise.all([world.agent.run(`${a} please`), rival.run(`${b} please`)]);
     model.exists = true;
     expectCompletedOrConflict(results, 'a racing run');
+    // Both new prompts would answer a waiting call as not run: once, by the one that is kept.
+    if (waiting && !(await stillWaits(world, model.current, waiting.callId)))
+      await expectMovedOn(model, world, model.current);
     const added = await storedAfter(
       model,
       world,
@@ -120,8 +123,7 @@ export class RaceResumeCommand implements AgentCommand {
   constructor(plan: Plan) {
     this.plan = plan;
   }
-  // A turn waiting for a decision is the interrupt commands' to finish.
-  check = (model: AgentModel): boolean => !model.waiting.has(model.current);
+  check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     const label = model.label();
     const [first = [], ...rest] = this.plan;
@@ -142,6 +144,8 @@ export class RaceResumeCommand implements AgentCommand {
     const results = [ended, ...(resumed ? [resumed] : [])];
     model.exists = true;
     expectCompletedOrConflict(results, 'a run racing resume()');
+    // The prompt answered a waiting call as not run before its tools ran, so before the rival.
+    await expectMovedOn(model, world, model.current);
     const added = await storedAfter(
       model,
       world,
