@@ -14,7 +14,12 @@ import {
 } from './decision-commands.js';
 import { InterruptCommand, RaceDecisionCommand, ResumeCommand } from './interrupt-commands.js';
 import { AbandonCommand, CancelCommand, PromptCommand } from './prompt-commands.js';
-import { CrashCommand, RaceCommand, RaceResumeCommand } from './race-commands.js';
+import {
+  CrashCommand,
+  CrashDecisionCommand,
+  RaceCommand,
+  RaceResumeCommand,
+} from './race-commands.js';
 import { RestartCommand } from './restart-command.js';
 import type { PlannedCall } from './scripted-model.js';
 
@@ -47,8 +52,13 @@ export function agentCommands(options: {
   const crash = fc
     .tuple(planArb, fc.nat(12))
     .map(([plan, writes]) => new CrashCommand(plan, writes));
+  const crashDecision = fc
+    .tuple(fc.nat(8), fc.boolean())
+    .map(([writes, approve]) => new CrashDecisionCommand(writes, approve));
   return [
-    ...(options.crash ? [crash, crash] : []),
+    ...(options.crash
+      ? [crash, crash, crashDecision, crashDecision, crashDecision, crashDecision]
+      : []),
     planArb.map((plan) => new PromptCommand(plan)),
     fc
       .tuple(

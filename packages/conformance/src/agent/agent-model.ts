@@ -5,6 +5,7 @@ import {
   toolResultsOf,
   validateHistory,
 } from '@mh/core';
+import type { PlannedCall } from './scripted-model.js';
 
 /** A prompt as the reference model holds it: its label and whether its answer was committed. */
 export interface PromptRecord {
@@ -21,6 +22,8 @@ export interface WaitingCall {
   readonly input: unknown;
   /** The interrupt's approval token (with an `approvalKey`), to pass back with the decision. */
   readonly token: string | undefined;
+  /** The prompt's planned tool turns after the one that waits. */
+  readonly after: readonly (readonly PlannedCall[])[];
 }
 
 /**

@@ -56,6 +56,14 @@ export interface CrashJob {
   /** The prompt to run, `Pn please`, and its label `Pn`. */
   readonly prompt: string;
   readonly label: string;
+  /**
+   * When given, the child resumes with these decisions instead of running `prompt` (`label`'s
+   * turn waits for them; `plan` then holds the turns after it).
+   */
+  readonly decisions?: readonly (
+    | { readonly callId: string; readonly approve: true }
+    | { readonly callId: string; readonly approve: false; readonly message: string }
+  )[];
   /** The plan to give a `ScriptedModel` for `label`. */
   readonly plan: readonly (readonly PlannedCall[])[];
   /** The `ScriptedModel` call-id prefix, unique to this child. */

@@ -39,6 +39,7 @@ export class InterruptCommand implements AgentCommand {
       callId: interrupt.callId,
       input: interrupt.input,
       token: interrupt.token,
+      after: rest,
     });
     if (interrupt.token !== undefined) model.tokens.push(interrupt.token);
     model.runs.set(interrupt.callId, 0);

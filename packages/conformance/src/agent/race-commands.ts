@@ -192,3 +192,66 @@ function expectCompletedOrConflict(results: readonly RunResult[], what: string):
     );
   }
 }
+
+/**
+ * Decides the current branch's waiting call in a child process that is SIGKILLed right after its
+ * `writes`-th store write, then resumes in a new agent. Killed before the decision took, the call
+ * still waits and never ran; after, it ran at most once (exactly as often as its side file says,
+ * and never again: a started call is reported as interrupted), a denied one never, and the prompt
+ * ends with its one answer.
+ */
+export class CrashDecisionCommand implements AgentCommand {
+  readonly writes: number;
+  readonly approve: boolean;
+  constructor(writes: number, approve: boolean) {
+    this.writes = writes;
+    this.approve = approve;
+  }
+  check = (model: AgentModel): boolean => model.waiting.has(model.current);
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const branch = model.current;
+    const waiting = model.waiting.get(branch);
+    if (!world.crash || !waiting) return;
+    const { callId, label } = waiting;
+    await world.crash({
+      sessionId: world.sessionId,
+      prompt: `${label} please`,
+      label,
+      plan: waiting.after,
+      callPrefix: `${world.sessionId}-crash${world.crashes++}`,
+      sideFile: world.sideFile,
+      writes: this.writes,
+      decisions: [
+        this.approve ? { callId, approve: true } : { callId, approve: false, message: 'no' },
+      ],
+      ...(world.contextWindow === undefined ? {} : { contextWindow: world.contextWindow }),
+    });
+    world.agent = world.create();
+    const ran = world.tools.sent().filter((id) => id === callId).length;
+    expectThat(
+      ran <= (this.approve ? 1 : 0),
+      () =>
+        `${callId} ran ${ran} time(s) in a child that ${this.approve ? 'approved' : 'denied'} it`,
+    );
+    if (await stillWaits(world, branch, callId)) {
+      expectThat(ran === 0, () => `${callId} still waits, yet ran`);
+      return;
+    }
+    model.waiting.delete(branch);
+    model.decided.push(callId);
+    model.runs.set(callId, ran);
+    const resumed = await world.agent.resume();
+    expectThat(
+      resumed === undefined || resumed.status === 'completed',
+      () => `resume() after a crash deciding ${callId} ended ${describe(resumed)}`,
+    );
+    await storedAfter(model, world, () => false, `the crash deciding ${callId} and resume()`);
+    const index = model.prompts.findIndex((record) => record.label === label);
+    expectThat(
+      model.prompts[index]?.answered === true,
+      () => `${label} has no answer after its decision and resume()`,
+    );
+  }
+  toString = (): string =>
+    `crash-decide(${this.approve ? 'approve' : 'deny'} after ${this.writes} writes)`;
+}
