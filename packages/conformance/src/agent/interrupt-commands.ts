@@ -171,9 +171,10 @@ export class RaceDecisionCommand implements AgentCommand {
       pattern: new RegExp(`\\bapproved_send ${label} done\\.`),
       isError: false,
     });
-    // The agent whose resume lost may hold a stale view: go on with the one that completed.
-    const winner = outcomes[0]?.status === 'fulfilled' && outcomes[0].value?.status === 'completed';
-    if (!winner) world.agent = rival;
+    // Either agent may hold a view the other moved (its next write a typed conflict, by design):
+    // the sequence goes on as a new process would.
+    world.agent = world.create();
+    await world.agent.load();
   }
   toString = (): string => 'race-decision';
 }

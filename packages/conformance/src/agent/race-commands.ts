@@ -44,6 +44,10 @@ export class RaceCommand implements AgentCommand {
       );
     });
     model.prompts.push(...added);
+    // When both completed, the later one moved the head under the other: by design that agent's
+    // next write is a typed conflict (then it reloads). The sequence goes on as a new process.
+    world.agent = world.create();
+    await world.agent.load();
   }
   toString = (): string => `race(${showPlan(this.planA)} | ${showPlan(this.planB)})`;
 }
