@@ -11,7 +11,7 @@ import {
   workspaceTools,
 } from '@mh/sdk';
 import type { CliOptions } from './args.js';
-import { cassetteProvider, cassetteTools, recordedModel } from './record-replay.js';
+import { cassetteProvider, cassetteTools, cliKey, recordedModel } from './record-replay.js';
 import { UsageError } from './usage-error.js';
 
 /** The model used when `--model` is not given. */
@@ -225,7 +225,7 @@ export async function buildAgent(
 ): Promise<Agent> {
   // A lockdown replay builds no provider: no key, no vendor client, no network.
   const live = cassette?.mode === 'lockdown' ? undefined : await buildProvider(options);
-  const provider = cassetteProvider(cassette, live);
+  const provider = cassetteProvider(cassette, live, cliKey(options));
   const session = store ? { store, id: options.session ?? newSessionId() } : undefined;
   return agentFor(options, { provider, registry, session, tracer, cassette });
 }
@@ -255,7 +255,7 @@ export function agentFor(
       model: runModel(options, cassette),
       system: options.system,
       maxOutputTokens: options.maxOutputTokens,
-      tools: cassetteTools(cassette, parts.registry, options.grants),
+      tools: cassetteTools(cassette, parts.registry, options.grants, cliKey(options)),
       // A write or exec call not granted waits for the person (asked at a terminal, else the run
       // ends with it waiting: --approve/--deny answer it later) instead of being refused.
       permissions: { grants: options.grants, onAsk: 'interrupt' },

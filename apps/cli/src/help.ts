@@ -75,13 +75,16 @@ Tracing:
                           cost, durations, errors) and its metrics on stderr (OpenTelemetry spans)
 
 Record and replay (a JSONL cassette of every model call and tool result; see @mh/eval):
-  --record FILE           record this run into FILE (a new file) with any provider, --fake included
+  --record FILE           record this run into FILE (a new file) with any provider, --fake included;
+                          a run that ends with calls waiting is resumed with the same --record FILE
+                          and --approve/--deny, which adds the resume to FILE
   --replay FILE           replay FILE with no provider, no API key and no network: the recorded answers
                           and write/exec tool results are served (those tools do not run again); read
                           tools run again and a changed result is drift; every drift from the
                           recording (system prompt, tools, messages, parameters, compactions, tool
                           results, fewer or more calls) is listed on stderr and exits 3. With --fake or --provider, calls beyond
-                          the recording go to that provider and are appended to FILE.
+                          the recording go to that provider and are appended to FILE. A recorded
+                          resume replays with the same --replay FILE and --approve/--deny.
 
 Other:
   -h, --help              show this help and exit

@@ -7,6 +7,21 @@ import { UsageError } from './usage-error.js';
 /** The key of mh's recordings: one conversation per file. */
 export const CLI_KEY: CassetteKey = { case: 'mh', repeat: 0 };
 
+/**
+ * The key a run records under or replays: `CLI_KEY`, or for a resume given `--approve`/`--deny`
+ * (another process, after the run that ended with calls waiting) `mh resume ID…`, the decided
+ * call ids in order. A replay of that resume finds its recording by the calls it decides, so a
+ * replay deciding otherwise (deny what was approved) pairs with it and reports the drift.
+ */
+export function cliKey(options: Pick<CliOptions, 'decisions'>): CassetteKey {
+  if (options.decisions.length === 0) return CLI_KEY;
+  const ids = options.decisions.map((decision) => decision.callId).sort();
+  return { case: `mh resume ${ids.join(' ')}`, repeat: 0 };
+}
+
+/** `the recording has no resume deciding ID…`: the call ids of a resume key, for messages. */
+const decidedIds = (key: CassetteKey): string => key.case.slice('mh resume '.length);
+
 /** The exit code of a replay that drifted from its recording. */
 export const DRIFT_EXIT_CODE = 3;
 
@@ -14,7 +29,9 @@ export const DRIFT_EXIT_CODE = 3;
  * Opens the cassette `--record` or `--replay` names. `--replay` without a provider is a lockdown
  * (nothing but the recording answers); with one, calls beyond the recording go to it and are
  * appended. Replays are lenient: the whole run is served and every drift listed at the end.
- * The eval toolkit loads only when one of the two is given.
+ * A resume with `--approve`/`--deny` records into the cassette of the run it resumes (appended
+ * under its own key, see `cliKey`); its replay needs that recording. The eval toolkit loads only
+ * when one of the two is given.
  */
 export async function openCliCassette(
   options: CliOptions,
@@ -23,16 +40,17 @@ export async function openCliCassette(
 ): Promise<Cassette | undefined> {
   if (options.record === undefined && options.replay === undefined) return undefined;
   const { CassetteFileError, openCassette } = await import('@mh/eval');
+  let cassette: Cassette | undefined;
   try {
     if (options.record !== undefined) {
-      return await openCassette(options.record, {
+      cassette = await openCassette(options.record, {
         mode: 'record',
+        append: options.decisions.length > 0,
         meta: { recordedBy: 'mh', provider: options.provider, model },
         onWarning: warn,
       });
-    }
-    if (options.replay !== undefined) {
-      return await openCassette(options.replay, {
+    } else if (options.replay !== undefined) {
+      cassette = await openCassette(options.replay, {
         mode: options.provider === undefined ? 'lockdown' : 'replay',
         strict: false,
         onWarning: warn,
@@ -41,7 +59,27 @@ export async function openCliCassette(
   } catch (error) {
     throw CassetteFileError.isInstance(error) ? cassetteUsageError(error, options) : error;
   }
-  return undefined;
+  if (cassette !== undefined) await refuseResumeKey(cassette, options);
+  return cassette;
+}
+
+/**
+ * A resume's key must be new to a recording (a call is decided once) and, in a lockdown replay,
+ * be in it: nothing else could answer. Closes the cassette before refusing.
+ */
+async function refuseResumeKey(cassette: Cassette, options: CliOptions): Promise<void> {
+  const key = cliKey(options);
+  if (key === CLI_KEY) return;
+  const recorded = cassette.keys().some((known) => known.case === key.case);
+  const problem =
+    cassette.mode === 'record' && recorded
+      ? `--record ${cassette.path}: the recording already has a resume deciding ${decidedIds(key)}`
+      : cassette.mode === 'lockdown' && !recorded
+        ? `--replay ${cassette.path}: the recording has no resume deciding ${decidedIds(key)} (record one: repeat the recorded run's --record with the same --approve/--deny)`
+        : undefined;
+  if (problem === undefined) return;
+  await cassette.close();
+  throw new UsageError(problem);
 }
 
 /**
@@ -75,20 +113,27 @@ export function recordedModel(cassette: Cassette | undefined): string | undefine
 export function cassetteProvider(
   cassette: Cassette | undefined,
   live: Provider | undefined,
+  key: CassetteKey = CLI_KEY,
 ): Provider {
-  if (cassette) return cassette.provider(live, CLI_KEY);
+  if (cassette) return cassette.provider(live, key);
   if (!live) throw new Error('a provider is needed without --replay');
   return live;
 }
 
-/** The tools of the run: the registry, or an executor recording or serving their results. */
+/**
+ * The tools of the run: the registry, or an executor recording or serving their results. An
+ * ungranted call waits for a person there too (as the agent's own executor does without a
+ * cassette), so a recorded or replayed run ends with it waiting instead of denying it.
+ */
 export function cassetteTools(
   cassette: Cassette | undefined,
   registry: ToolRegistry,
   grants: CliOptions['grants'],
+  key: CassetteKey = CLI_KEY,
 ): ToolRegistry | PolicyToolExecutor | ReturnType<Cassette['tools']> {
   if (!cassette) return registry;
-  return cassette.tools(new PolicyToolExecutor({ registry, grants: [...grants] }), CLI_KEY);
+  const executor = new PolicyToolExecutor({ registry, grants: [...grants], onAsk: 'interrupt' });
+  return cassette.tools(executor, key);
 }
 
 /**

@@ -151,9 +151,18 @@ async function runAgent(
     ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
     : undefined;
   lines?.on('SIGINT', () => repl.interrupt());
+  // A recorded or replayed run is resumed through the same cassette (see `cliKey`).
+  const cassetteFlag =
+    options.record !== undefined
+      ? `--record ${options.record} `
+      : options.replay !== undefined
+        ? `--replay ${options.replay} `
+        : '';
   repl.approvals(
     lines ? askOn(lines) : undefined,
-    store ? `--db ${shownDb(options.db ?? '')} --session ${options.session}` : undefined,
+    store
+      ? `${cassetteFlag}--db ${shownDb(options.db ?? '')} --session ${options.session}`
+      : undefined,
   );
   process.on('SIGINT', () => repl.interrupt());
   // `kill PID` and a closed terminal cancel the answer as Ctrl-C does (recorded, so a resume does

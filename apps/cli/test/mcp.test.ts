@@ -68,10 +68,12 @@ describe('mh --mcp', { timeout: 60_000 }, () => {
     expect(same.stderr).toContain('no drift');
     expect(existsSync(out)).toBe(false);
 
-    // Without --grant exec the same call would now be denied: a drift, named, exit 3.
-    const denied = await runCli([...mcp, '--replay', cassette, prompt]);
-    expect(denied.code).toBe(3);
-    expect(denied.stderr).toMatch(/fs__write_file\): recorded: ran \(ok\); now: denied/);
+    // Without --grant exec the same call now waits for approval, as in a live run: the replay
+    // stops there, and the recorded call and request it never made are drift, named, exit 3.
+    const waiting = await runCli([...mcp, '--replay', cassette, prompt]);
+    expect(waiting.code).toBe(3);
+    expect(waiting.stderr).toContain('1 tool call(s) wait for approval');
+    expect(waiting.stderr).toMatch(/1 recorded tool call\(s\) were never made: \["toolu_/);
     expect(existsSync(out)).toBe(false);
   });
 

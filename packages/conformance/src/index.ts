@@ -1,4 +1,10 @@
-export { AgentModel, type PromptRecord, promptsOf, type Serializer } from './agent/agent-model.js';
+export {
+  AgentModel,
+  type PromptRecord,
+  promptsOf,
+  type Serializer,
+  type WaitingCall,
+} from './agent/agent-model.js';
 export type {
   AgentParts,
   ConformanceAgent,

@@ -41,6 +41,8 @@ export interface RecoveredTurn {
   readonly interrupted: number;
   /** Calls a person decided on (approved or denied). */
   readonly decided: number;
+  /** Calls still waiting, answered as not run because a new prompt came (`moveOn`). */
+  readonly movedOn: number;
 }
 
 /** What finishing a pending turn needs. */
@@ -107,6 +109,7 @@ export async function* recoverTurn(
   const claimed = new Set<string>();
   const answered = new Set<string>();
   const denied: ToolResultBlock[] = [];
+  let movedOn = 0;
   for (const action of plan) {
     if (action.kind !== 'run') {
       results.set(action.result.toolUseId, action.result);
@@ -119,6 +122,7 @@ export async function* recoverTurn(
       if (action.answers) answers.set(call.id, action.answers);
     } else if (waiting.length > 0) {
       results.set(call.id, toolResult(call.id, movedOnText(action), true));
+      movedOn++;
       continue;
     } else if (placed) {
       const { decision } = placed;
@@ -200,6 +204,7 @@ export async function* recoverTurn(
     ran: toRun.length,
     interrupted: plan.filter((action) => action.kind === 'interrupted').length,
     decided: deps.decisions.size,
+    movedOn,
   };
 }
 

@@ -69,19 +69,25 @@ export async function* runAgent(
   let settledStatus: RunStatus | undefined;
   try {
     const opened = yield* open(conversation, run);
+    // Calls a new prompt answered as not run join the history with it, never alone: a run
+    // stopped (abandoned, killed) before its prompt is kept leaves them waiting.
+    let movedOn: readonly Message[] = [];
     if (opened !== true) {
       if (opened === false) return;
-      if ('interrupted' in opened) {
+      if ('movedOn' in opened) movedOn = opened.movedOn;
+      else if ('interrupted' in opened) {
         settled = true;
         yield { type: 'run-end', result: opened.interrupted };
         return;
+      } else {
+        settled = true;
+        conversation.invalidate();
+        yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
+        return;
       }
-      settled = true;
-      conversation.invalidate();
-      yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
-      return;
     }
-    if (message) conversation.history = [...conversation.history, message];
+    if (movedOn.length > 0) conversation.held = undefined;
+    if (message) conversation.history = [...conversation.history, ...movedOn, message];
     else if (conversation.history.at(-1)?.role !== 'user') return;
     // The prompt is durable before the model sees it: a crash now resumes by answering it.
     const refused = await session?.commitThrough(conversation.history).then(
@@ -91,7 +97,7 @@ export async function* runAgent(
     if (refused !== undefined) {
       settled = true;
       conversation.invalidate(); // another writer moved the session
-      if (message) conversation.history = conversation.history.slice(0, -1);
+      if (message) conversation.history = conversation.history.slice(0, -1 - movedOn.length);
       yield { type: 'run-end', result: failedBeforeStart(refused, conversation.history) };
       return;
     }
@@ -158,11 +164,7 @@ export async function* runAgent(
 async function* open(
   conversation: AgentConversation,
   run: AgentRun,
-): AsyncGenerator<
-  AgentEvent,
-  boolean | { readonly error: unknown } | { readonly interrupted: RunResult },
-  void
-> {
+): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown } | Recovered, void> {
   const { message } = run;
   const session = conversation.session;
   try {
@@ -230,14 +232,24 @@ function askedOf(interrupt: Interrupt): AskedQuestion | undefined {
 }
 
 /**
+ * What finishing a pending turn came to, besides going on (true): a resume that stays
+ * interrupted, or the turn whose waiting calls a new prompt answered as not run, which the prompt
+ * brings into the history with it (one checkpoint).
+ */
+type Recovered =
+  | true
+  | { readonly interrupted: RunResult }
+  | { readonly movedOn: readonly Message[] };
+
+/**
  * Finishes the turn a crash interrupted or an interrupt held back (see `recoverTurn`) and commits
- * it. Resolves to true to go on, or to the result of a resume that stays interrupted.
+ * it, unless a new prompt answered its waiting calls as not run (then the prompt's run keeps it).
  */
 async function* recover(
   conversation: AgentConversation,
   session: SessionBinding | undefined,
   run: AgentRun,
-): AsyncGenerator<AgentEvent, true | { readonly interrupted: RunResult }, void> {
+): AsyncGenerator<AgentEvent, Recovered, void> {
   const pending = session
     ? await session.pendingTurn()
     : conversation.held && pendingOfHeld(conversation.held);
@@ -270,9 +282,15 @@ async function* recover(
     const result = stillInterrupted(conversation.history, recovered.waiting, recovered.held);
     return { interrupted: signed(result, run.key, place) };
   }
-  conversation.held = undefined;
-  conversation.history = [...conversation.history, ...recovered.turn];
-  await session?.commitThrough(conversation.history, { extra: { recovered: true } });
+  // Calls answered "the user sent a new message instead" join the history with that message, in
+  // one checkpoint (the prompt's commit): apart, a crash or an abandoned stream between them left
+  // a history claiming a prompt it did not hold, and the next resume answered the old prompt.
+  const movedOn = recovered.movedOn > 0;
+  if (!movedOn) {
+    conversation.held = undefined;
+    conversation.history = [...conversation.history, ...recovered.turn];
+    await session?.commitThrough(conversation.history, { extra: { recovered: true } });
+  }
   yield {
     type: 'history-repair',
     repairs: [
@@ -283,7 +301,7 @@ async function* recover(
       },
     ],
   };
-  return true;
+  return movedOn ? { movedOn: recovered.turn } : true;
 }
 
 /** Where the run's new message ids come from: the durable engine's steps, or `newMessageId`. */

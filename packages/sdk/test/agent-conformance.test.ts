@@ -22,7 +22,8 @@ import { vendorSerializers } from './vendor-serializers.js';
  * `@mh/conformance`'s Agent suite against the real stores: generated sequences of prompts with
  * tools, cancels, abandoned streams, resets, rewinds, forks, switches, reopens that compact in a
  * tiny window, racing agents and racing resumes, and (on SQLite) child processes SIGKILLed after
- * a random store write. MH_CONFORMANCE_RUNS / _SEED replay or hunt longer.
+ * a random store write, interrupts decided later (after new prompts, branch moves, restarts that
+ * open the store again, and refused decisions). MH_CONFORMANCE_RUNS / _SEED replay or hunt longer.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const runs = (fallback: number): number => Number(process.env.MH_CONFORMANCE_RUNS ?? fallback);
@@ -37,14 +38,27 @@ function seedFor(ciSeed: number): { seed?: number } {
   return process.env.CI ? { seed: ciSeed } : {};
 }
 
+/** The key that signs interrupts: decisions then carry tokens, and stale ones are refused. */
+const approvalKey = 'conformance-approval-key-0123456789abcdef';
+
 /**
  * The Agent a user builds, with a listed model: compaction armed (tiny when asked), fencing on,
- * `write` and `exec` granted so put_note, send_once and (once approved) approved_send really run.
+ * `write` and `exec` granted so put_note, send_once and (once approved) approved_send really run;
+ * interrupts signed with `approvalKey`.
  */
-function createAgent({ contextWindow, ...parts }: AgentParts): Agent {
+function createAgent(parts: AgentParts): Agent {
+  return createUnsignedAgent(parts, { approvalKey });
+}
+
+/** `createAgent` without an approval key: decisions carry no tokens. */
+function createUnsignedAgent(
+  { contextWindow, ...parts }: AgentParts,
+  signing: { readonly approvalKey?: string } = {},
+): Agent {
   return new Agent({
     model: 'claude-sonnet-4-5',
     permissions: { grants: ['write', 'exec'] },
+    ...signing,
     ...parts,
     ...(contextWindow === undefined
       ? {}
@@ -71,6 +85,7 @@ describe('the Agent conformance suite on SQLite', () => {
       const result = await runAgentConformance({
         store,
         createAgent,
+        reopen: () => openSqliteStore(join(dir, 'agents.db')),
         serializers: vendorSerializers(),
         numRuns: runs(300),
         timeLimitMs: 90_000,
@@ -108,7 +123,7 @@ describe('the Agent conformance suite on SQLite', () => {
     try {
       const result = await runAgentConformance({
         store,
-        createAgent,
+        createAgent: (parts) => createUnsignedAgent(parts),
         crash,
         numRuns: Number(process.env.MH_CONFORMANCE_CRASH_RUNS ?? 40),
         maxCommands: 8,
@@ -139,6 +154,7 @@ describe.skipIf(pgUrl === undefined && !pgRequired)(
         const result = await runAgentConformance({
           store,
           createAgent,
+          reopen: () => openPostgresStore({ connectionString: pgUrl, schema }),
           numRuns: runs(150),
           timeLimitMs: 90_000,
           ...seedFor(1379219877),

@@ -1,6 +1,7 @@
 import {
   ConfigError,
   type Interrupt,
+  messageText,
   type RunResult,
   SessionConflictError,
   type SessionStore,
@@ -202,6 +203,16 @@ describe('an approval interrupt, in one process', () => {
     expect((onRun as ConfigError).field).toBe('options.decisions');
   });
 
+  it('keeps the held turn when the stream of a new prompt is abandoned before it starts', async () => {
+    const mh = agent(new ScriptedProvider(script([write('c1')])));
+    await mh.run('Write notes.md');
+    for await (const _event of mh.stream('Never mind')) break;
+    const still = await mh.resume();
+    expect(still?.status).toBe('interrupted');
+    expect(still?.interrupts?.map((interrupt) => interrupt.callId)).toEqual(['c1']);
+    expect(runs).toEqual([]);
+  });
+
   it('answers the waiting calls as not run when a new prompt comes instead', async () => {
     const provider = new ScriptedProvider(script([write('c1')]));
     const mh = agent(provider);
@@ -218,6 +229,48 @@ describe('an approval interrupt, in one process', () => {
 });
 
 describe('an approval interrupt with a session', () => {
+  it('leaves the call waiting when the stream of a new prompt is abandoned before the prompt is kept', async () => {
+    // Found by the conformance suite ([interrupt, abandon after 1 event]): the not-run answer
+    // was committed alone, and the next resume() answered the old prompt again.
+    const options = { session: { store, id: 's1' } };
+    const mh = agent(new ScriptedProvider(script([write('c1')])), options);
+    expect((await mh.run('Write notes.md')).status).toBe('interrupted');
+    const seen: string[] = [];
+    for await (const event of mh.stream('Never mind')) {
+      seen.push(event.type);
+      break;
+    }
+    expect(seen).toEqual(['history-repair']);
+    const pending = await store.pendingTurn('s1', 'main');
+    expect(pending?.calls.map((entry) => [entry.call.id, entry.started])).toEqual([['c1', false]]);
+    expect((await store.load('s1')).messages.flatMap(toolResultsOf)).toEqual([]);
+    const later = agent(new ScriptedProvider([{ text: 'done' }]), options);
+    const resumed = await later.resume({ decisions: [{ callId: 'c1', approve: true }] });
+    expect(resumed?.status).toBe('completed');
+    expect(runs).toHaveLength(1);
+  });
+
+  it('commits the calls a new prompt answered as not run in one checkpoint with that prompt', async () => {
+    // Found by the conformance suite: committed apart, a crash between the two commits left a
+    // history saying "the user sent a new message" without it, and the next resume() went on
+    // answering the old prompt.
+    const options = { session: { store, id: 's1' } };
+    const mh = agent(new ScriptedProvider(script([write('c1')])), options);
+    expect((await mh.run('Write notes.md')).status).toBe('interrupted');
+    expect((await mh.run('Never mind, just say hi')).status).toBe('completed');
+    const { messages } = await store.load('s1');
+    const answered = messages.find((message) =>
+      toolResultsOf(message).some((result) => result.toolUseId === 'c1'),
+    );
+    const prompt = messages.find((message) => messageText(message) === 'Never mind, just say hi');
+    const checkpoints = await store.listCheckpoints('s1');
+    const holding = (id: string | undefined) =>
+      checkpoints.find((checkpoint) => id !== undefined && checkpoint.messageIds.includes(id))?.id;
+    expect(holding(answered?.id)).toBeDefined();
+    expect(holding(answered?.id)).toBe(holding(prompt?.id));
+    expect(runs).toEqual([]);
+  });
+
   it('survives the agent: another agent on the store resumes it, and the call runs once', async () => {
     const options = { session: { store, id: 's1' } };
     const before = agent(new ScriptedProvider(script([write('c1')])), options);

@@ -7,9 +7,25 @@ import {
   SwitchCommand,
 } from './branch-commands.js';
 import type { AgentCommand, Plan } from './command-support.js';
-import { InterruptCommand, QuestionCommand } from './interrupt-commands.js';
+import {
+  RepeatDecisionCommand,
+  StaleTokenCommand,
+  UnknownDecisionCommand,
+} from './decision-commands.js';
+import {
+  InterruptCommand,
+  QuestionCommand,
+  RaceDecisionCommand,
+  ResumeCommand,
+} from './interrupt-commands.js';
 import { AbandonCommand, CancelCommand, PromptCommand } from './prompt-commands.js';
-import { CrashCommand, RaceCommand, RaceResumeCommand } from './race-commands.js';
+import {
+  CrashCommand,
+  CrashDecisionCommand,
+  RaceCommand,
+  RaceResumeCommand,
+} from './race-commands.js';
+import { RestartCommand } from './restart-command.js';
 import type { PlannedCall } from './scripted-model.js';
 
 const callArb: fc.Arbitrary<PlannedCall> = fc.record({
@@ -19,16 +35,35 @@ const planArb: fc.Arbitrary<Plan> = fc.array(fc.array(callArb, { minLength: 1, m
   maxLength: 3,
 });
 
-/** The command arbitraries of the Agent suite. */
+/**
+ * The command arbitraries of the Agent suite. Interrupts, resumes and refused decisions come
+ * several times, so that a sequence often interrupts, does something else, then decides.
+ */
 export function agentCommands(options: {
   readonly contextWindow: number;
   readonly crash: boolean;
+  readonly restart: boolean;
 }): fc.Arbitrary<AgentCommand>[] {
+  const interrupt = planArb.map((plan) => new InterruptCommand(plan));
+  const resume = fc
+    .constantFrom('approve' as const, 'approve' as const, 'deny' as const, 'undecided' as const)
+    .map((choice) => new ResumeCommand(choice));
+  const decideAgain = fc
+    .tuple(fc.nat(20), fc.boolean())
+    .map(([pick, approve]) => new RepeatDecisionCommand(pick, approve));
+  const staleToken = fc
+    .constantFrom('earlier' as const, 'moved' as const)
+    .map((kind) => new StaleTokenCommand(kind));
   const crash = fc
     .tuple(planArb, fc.nat(12))
     .map(([plan, writes]) => new CrashCommand(plan, writes));
+  const crashDecision = fc
+    .tuple(fc.nat(8), fc.boolean())
+    .map(([writes, approve]) => new CrashDecisionCommand(writes, approve));
   return [
-    ...(options.crash ? [crash, crash] : []),
+    ...(options.crash
+      ? [crash, crash, crashDecision, crashDecision, crashDecision, crashDecision]
+      : []),
     planArb.map((plan) => new PromptCommand(plan)),
     fc
       .tuple(
@@ -55,7 +90,12 @@ export function agentCommands(options: {
       .map((window) => new ReopenCommand(window ?? undefined)),
     fc.tuple(planArb, planArb).map(([a, b]) => new RaceCommand(a, b)),
     planArb.map((plan) => new RaceResumeCommand(plan)),
-    fc.tuple(planArb, fc.boolean()).map(([plan, approve]) => new InterruptCommand(plan, approve)),
+    ...[interrupt, interrupt, interrupt],
+    ...[resume, resume, resume, resume, resume],
+    ...[decideAgain, decideAgain, staleToken, staleToken],
+    fc.constant(new UnknownDecisionCommand()),
+    fc.constant(new RaceDecisionCommand()),
+    ...(options.restart ? [fc.constant(new RestartCommand())] : []),
     planArb.map((plan) => new QuestionCommand(plan)),
   ];
 }

@@ -5,6 +5,7 @@ import {
   toolResultsOf,
   validateHistory,
 } from '@mh/core';
+import type { PlannedCall } from './scripted-model.js';
 
 /** A prompt as the reference model holds it: its label and whether its answer was committed. */
 export interface PromptRecord {
@@ -12,13 +13,36 @@ export interface PromptRecord {
   readonly answered: boolean;
 }
 
+/** A call that waits for a person's decision, as the model holds it. */
+export interface WaitingCall {
+  /** The prompt whose turn holds it. */
+  readonly label: string;
+  readonly callId: string;
+  /** Its arguments, as the interrupt gave them. */
+  readonly input: unknown;
+  /** The interrupt's approval token (with an `approvalKey`), to pass back with the decision. */
+  readonly token: string | undefined;
+  /** The prompt's planned tool turns after the one that waits. */
+  readonly after: readonly (readonly PlannedCall[])[];
+}
+
 /**
  * The reference: what each branch of the session must hold, as prompts in order, and which
- * branch is current. Everything else (tool turns, cancel marks, compaction) may vary; these may not.
+ * branch is current; which calls wait for a person, on which branch, and how often each call
+ * that needed approval must have run. Everything else (tool turns, cancel marks, compaction) may
+ * vary; these may not.
  */
 export class AgentModel {
   /** Each branch's prompts, in order. */
   readonly branches: Map<string, PromptRecord[]> = new Map([['main', []]]);
+  /** The call each branch's pending turn waits on (its journal is per branch). */
+  readonly waiting: Map<string, WaitingCall> = new Map();
+  /** Calls decided, or answered as not run: a decision naming one again is refused. */
+  readonly decided: string[] = [];
+  /** Every approval token an interrupt gave (a replayed one is refused by any other call). */
+  readonly tokens: string[] = [];
+  /** How many times each call that needed approval ran: 1 once approved, else 0, ever. */
+  readonly runs: Map<string, number> = new Map();
   /** The branch the session and its agent work on. */
   current = 'main';
   /** Whether the session exists in the store (its first prompt creates it). */
@@ -97,8 +121,27 @@ function checkTurns(messages: readonly Message[], where: string): void {
       index === 0 || message.role !== 'assistant' || messages[index - 1]?.role !== 'assistant',
       () => `${where}: two assistant messages in a row at ${index}`,
     );
+    // A call answered "the user sent a new message instead" comes with that message: the history
+    // never claims a prompt it does not hold (nor goes on answering the old one instead).
+    const movedOn = toolResultsOf(message).some((result) =>
+      result.content.some((block) => block.type === 'text' && block.text.includes(MOVED_ON_TEXT)),
+    );
+    const next = messages[index + 1];
+    expectThat(
+      !movedOn ||
+        (next?.role === 'user' &&
+          toolResultsOf(next).length === 0 &&
+          /\bP\d+ please\b/.test(messageText(next))),
+      () =>
+        `${where}: message ${index} answers a call as "${MOVED_ON_TEXT}" but is followed by ${
+          next ? `${next.role}: ${messageText(next).slice(0, 60)}` : 'nothing'
+        }`,
+    );
   });
 }
+
+/** The words of the result a call waiting for a decision gets when a new prompt comes instead. */
+const MOVED_ON_TEXT = 'the user sent a new message instead of deciding';
 
 /**
  * The invariants after every command: each branch stores exactly the model's prompts, once and in
@@ -117,6 +160,13 @@ export async function checkAgentInvariants(
     readonly serializers: readonly Serializer[];
   },
 ): Promise<void> {
+  for (const [callId, runs] of model.runs) {
+    const ran = real.sent.filter((id) => id === callId).length;
+    expectThat(
+      ran === runs,
+      () => `approved_send ${callId} ran ${ran} time(s), the model says ${runs}`,
+    );
+  }
   checkTurns(real.agentHistory, "the agent's history");
   for (const serializer of real.serializers) {
     try {
@@ -147,6 +197,15 @@ export async function checkAgentInvariants(
     expectThat(
       show(stored) === show(expected),
       () => `branch ${branch} stores ${show(stored)}, the model says ${show(expected)}`,
+    );
+    const waits = model.waiting.get(branch);
+    if (!waits) continue;
+    const pending = await real.store.pendingTurn(real.sessionId, branch);
+    const call = pending?.calls.find((entry) => entry.call.id === waits.callId);
+    expectThat(
+      call !== undefined && !call.started,
+      () =>
+        `branch ${branch} should wait on ${waits.callId}; its pending turn: ${JSON.stringify(pending?.calls)}`,
     );
   }
 }

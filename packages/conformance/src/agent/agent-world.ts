@@ -8,11 +8,24 @@ export interface ConformanceAgent {
   stream(prompt: string, options?: { readonly signal?: AbortSignal }): AsyncIterable<AgentEvent>;
   resume(options?: {
     readonly decisions?: readonly (
-      | { readonly callId: string; readonly approve: true }
-      | { readonly callId: string; readonly approve: false; readonly message?: string }
+      | { readonly callId: string; readonly approve: true; readonly token?: string }
+      | {
+          readonly callId: string;
+          readonly approve: false;
+          readonly message?: string;
+          readonly token?: string;
+        }
       | { readonly callId: string; readonly answer: unknown }
     )[];
   }): Promise<RunResult | undefined>;
+  /**
+   * The token of a decision on `interrupt` with arguments `input`, bound to where the session is
+   * now (only with an `approvalKey`; when absent, the suite makes no moved-session tokens).
+   */
+  approvalToken?(
+    interrupt: { readonly callId: string; readonly tool: string },
+    input: unknown,
+  ): string;
   reset(): Promise<void>;
   load(): Promise<readonly Message[]>;
   rewind(checkpointId: string | null, newBranch: string): Promise<readonly Message[]>;
@@ -44,6 +57,14 @@ export interface CrashJob {
   /** The prompt to run, `Pn please`, and its label `Pn`. */
   readonly prompt: string;
   readonly label: string;
+  /**
+   * When given, the child resumes with these decisions instead of running `prompt` (`label`'s
+   * turn waits for them; `plan` then holds the turns after it).
+   */
+  readonly decisions?: readonly (
+    | { readonly callId: string; readonly approve: true }
+    | { readonly callId: string; readonly approve: false; readonly message: string }
+  )[];
   /** The plan to give a `ScriptedModel` for `label`. */
   readonly plan: readonly (readonly PlannedCall[])[];
   /** The `ScriptedModel` call-id prefix, unique to this child. */
@@ -58,7 +79,12 @@ export interface CrashJob {
 
 /** The system under test for one command sequence. */
 export interface AgentWorld {
-  readonly store: SessionStore;
+  /** The store agents are built on; a restart replaces it with one opened again. */
+  store: SessionStore;
+  /** Whether `store` is one the suite opened (by a restart), so the suite closes it. */
+  ownsStore: boolean;
+  /** Opens the storage again, as the next process would (absent: restarts keep the store). */
+  readonly reopen: (() => Promise<SessionStore>) | undefined;
   readonly sessionId: string;
   readonly model: ScriptedModel;
   readonly tools: SideEffectTools;

@@ -2,9 +2,13 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, promptsOf } from './agent-model.js';
 import type { AgentWorld } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
+import { expectMovedOn, stillWaits } from './interrupt-history.js';
 import type { PlannedCall } from './scripted-model.js';
 
-/** Runs a prompt to the end with its planned tool turns: it must complete and be stored once. */
+/**
+ * Runs a prompt to the end with its planned tool turns: it must complete and be stored once. On
+ * a branch whose turn waits for a decision, the waiting call is first answered as not run.
+ */
 export class PromptCommand implements AgentCommand {
   readonly plan: Plan;
   constructor(plan: Plan) {
@@ -18,6 +22,7 @@ export class PromptCommand implements AgentCommand {
     world.compactions += result.compactions.length;
     expectThat(result.status === 'completed', () => `${label} ended ${describe(result)}`);
     model.exists = true;
+    await expectMovedOn(model, world, model.current);
     model.prompts.push({ label, answered: true });
   }
   toString = (): string => `prompt(${showPlan(this.plan)})`;
@@ -65,6 +70,7 @@ export class CancelCommand implements AgentCommand {
     const result = await running;
     world.model.clearHang();
     model.exists = true;
+    await expectMovedOn(model, world, model.current);
     const hung = first === 'hung';
     expectThat(
       result.status === (hung ? 'cancelled' : 'completed'),
@@ -79,7 +85,11 @@ export class CancelCommand implements AgentCommand {
     })`;
 }
 
-/** Stops iterating a prompt's stream after `events` events: that cancels it, and it stays cancelled. */
+/**
+ * Stops iterating a prompt's stream after `events` events: that cancels it, and it stays
+ * cancelled. On a branch whose turn waits, stopping before the prompt is kept leaves the call
+ * waiting; after, the call was answered as not run with the prompt.
+ */
 export class AbandonCommand implements AgentCommand {
   readonly plan: Plan;
   readonly events: number;
@@ -89,6 +99,7 @@ export class AbandonCommand implements AgentCommand {
   }
   check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const waiting = model.waiting.get(model.current);
     const label = model.label();
     world.model.plan(label, this.plan);
     let seen = 0;
@@ -98,6 +109,16 @@ export class AbandonCommand implements AgentCommand {
       if (++seen >= this.events) break;
     }
     model.exists = true;
+    if (waiting && (await stillWaits(world, model.current, waiting.callId))) {
+      // Abandoned before the prompt moved on: none of it is kept, and the call still waits.
+      const kept = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
+      expectThat(
+        !kept.some((record) => record.label === label),
+        () => `${label} is stored, yet the call it moved on from still waits`,
+      );
+      return;
+    }
+    await expectMovedOn(model, world, model.current);
     // The answer may be committed before the consumer reads `run-end`: the store says which.
     const stored = promptsOf((await world.store.load(world.sessionId, model.current)).messages);
     const answered = stored.find((record) => record.label === label)?.answered === true;

@@ -3,6 +3,7 @@ import type { AgentModel } from './agent-model.js';
 import { expectThat, type PromptRecord, promptsOf } from './agent-model.js';
 import type { AgentWorld, ConformanceAgent } from './agent-world.js';
 import { type AgentCommand, describe, type Plan, showPlan } from './command-support.js';
+import { expectMovedOn, stillWaits } from './interrupt-history.js';
 
 /**
  * A second agent on the same session runs a prompt at the same time as the first. Each run
@@ -18,6 +19,7 @@ export class RaceCommand implements AgentCommand {
   }
   check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const waiting = model.waiting.get(model.current);
     const [a, b] = [model.label(), model.label()];
     world.model.plan(a, this.planA);
     world.model.plan(b, this.planB);
@@ -25,6 +27,9 @@ export class RaceCommand implements AgentCommand {
     const results = await Promise.all([world.agent.run(`${a} please`), rival.run(`${b} please`)]);
     model.exists = true;
     expectCompletedOrConflict(results, 'a racing run');
+    // Both new prompts would answer a waiting call as not run: once, by the one that is kept.
+    if (waiting && !(await stillWaits(world, model.current, waiting.callId)))
+      await expectMovedOn(model, world, model.current);
     const added = await storedAfter(
       model,
       world,
@@ -39,6 +44,10 @@ export class RaceCommand implements AgentCommand {
       );
     });
     model.prompts.push(...added);
+    // When both completed, the later one moved the head under the other: by design that agent's
+    // next write is a typed conflict (then it reloads). The sequence goes on as a new process.
+    world.agent = world.create();
+    await world.agent.load();
   }
   toString = (): string => `race(${showPlan(this.planA)} | ${showPlan(this.planB)})`;
 }
@@ -47,7 +56,9 @@ export class RaceCommand implements AgentCommand {
  * Runs a prompt in a child process that is SIGKILLed right after its `writes`-th store write,
  * then opens the session in a new agent, as the next process would, and resumes. A prompt the
  * child stored is then answered exactly once; the crash never makes a non-idempotent call run
- * twice (the side file), and everything committed before it is intact.
+ * twice (the side file), and everything committed before it is intact. On a branch whose turn
+ * waits for a decision, the call either still waits (killed before the prompt moved on) or was
+ * answered as not run together with the stored prompt.
  */
 export class CrashCommand implements AgentCommand {
   readonly plan: Plan;
@@ -59,6 +70,7 @@ export class CrashCommand implements AgentCommand {
   check = (): boolean => true;
   async run(model: AgentModel, world: AgentWorld): Promise<void> {
     if (!world.crash) return;
+    const waiting = model.waiting.get(model.current);
     const label = model.label();
     world.model.plan(label, this.plan);
     await world.crash({
@@ -73,6 +85,21 @@ export class CrashCommand implements AgentCommand {
     });
     model.exists = (await world.store.getSession(world.sessionId)) !== undefined;
     world.agent = world.create();
+    if (waiting && (await stillWaits(world, model.current, waiting.callId))) {
+      // Killed before the new prompt moved on: the call still waits, and nothing else changed.
+      const calls = world.model.calls;
+      const again = await world.agent.resume();
+      expectThat(
+        again?.status === 'interrupted' &&
+          again.interrupts?.length === 1 &&
+          again.interrupts[0]?.callId === waiting.callId &&
+          world.model.calls === calls,
+        () => `resume() after a crash in ${label} left waiting ended ${describe(again)}`,
+      );
+      await storedAfter(model, world, () => false, `the crash in ${label} before it moved on`);
+      return;
+    }
+    await expectMovedOn(model, world, model.current);
     const resumed = await world.agent.resume();
     expectThat(
       resumed === undefined || resumed.status === 'completed',
@@ -121,6 +148,8 @@ export class RaceResumeCommand implements AgentCommand {
     const results = [ended, ...(resumed ? [resumed] : [])];
     model.exists = true;
     expectCompletedOrConflict(results, 'a run racing resume()');
+    // The prompt answered a waiting call as not run before its tools ran, so before the rival.
+    await expectMovedOn(model, world, model.current);
     const added = await storedAfter(
       model,
       world,
@@ -166,4 +195,67 @@ function expectCompletedOrConflict(results: readonly RunResult[], what: string):
       () => `${what} ended ${describe(result)}`,
     );
   }
+}
+
+/**
+ * Decides the current branch's waiting call in a child process that is SIGKILLed right after its
+ * `writes`-th store write, then resumes in a new agent. Killed before the decision took, the call
+ * still waits and never ran; after, it ran at most once (exactly as often as its side file says,
+ * and never again: a started call is reported as interrupted), a denied one never, and the prompt
+ * ends with its one answer.
+ */
+export class CrashDecisionCommand implements AgentCommand {
+  readonly writes: number;
+  readonly approve: boolean;
+  constructor(writes: number, approve: boolean) {
+    this.writes = writes;
+    this.approve = approve;
+  }
+  check = (model: AgentModel): boolean => model.waiting.has(model.current);
+  async run(model: AgentModel, world: AgentWorld): Promise<void> {
+    const branch = model.current;
+    const waiting = model.waiting.get(branch);
+    if (!world.crash || !waiting) return;
+    const { callId, label } = waiting;
+    await world.crash({
+      sessionId: world.sessionId,
+      prompt: `${label} please`,
+      label,
+      plan: waiting.after,
+      callPrefix: `${world.sessionId}-crash${world.crashes++}`,
+      sideFile: world.sideFile,
+      writes: this.writes,
+      decisions: [
+        this.approve ? { callId, approve: true } : { callId, approve: false, message: 'no' },
+      ],
+      ...(world.contextWindow === undefined ? {} : { contextWindow: world.contextWindow }),
+    });
+    world.agent = world.create();
+    const ran = world.tools.sent().filter((id) => id === callId).length;
+    expectThat(
+      ran <= (this.approve ? 1 : 0),
+      () =>
+        `${callId} ran ${ran} time(s) in a child that ${this.approve ? 'approved' : 'denied'} it`,
+    );
+    if (await stillWaits(world, branch, callId)) {
+      expectThat(ran === 0, () => `${callId} still waits, yet ran`);
+      return;
+    }
+    model.waiting.delete(branch);
+    model.decided.push(callId);
+    model.runs.set(callId, ran);
+    const resumed = await world.agent.resume();
+    expectThat(
+      resumed === undefined || resumed.status === 'completed',
+      () => `resume() after a crash deciding ${callId} ended ${describe(resumed)}`,
+    );
+    await storedAfter(model, world, () => false, `the crash deciding ${callId} and resume()`);
+    const index = model.prompts.findIndex((record) => record.label === label);
+    expectThat(
+      model.prompts[index]?.answered === true,
+      () => `${label} has no answer after its decision and resume()`,
+    );
+  }
+  toString = (): string =>
+    `crash-decide(${this.approve ? 'approve' : 'deny'} after ${this.writes} writes)`;
 }

@@ -32,6 +32,7 @@ describe('runAgentConformance', () => {
     ['createAgent', { store: { commit: () => {} } }],
     ['numRuns', { store: { commit: () => {} }, createAgent: () => ({}), numRuns: 0 }],
     ['crash', { store: { commit: () => {} }, createAgent: () => ({}), crash: 'x' }],
+    ['reopen', { store: { commit: () => {} }, createAgent: () => ({}), reopen: 1 }],
   ])('refuses bad options with a ConfigError naming %s', async (field, options) => {
     expect(await fieldOf(() => runAgentConformance(options as never))).toBe(field);
   });

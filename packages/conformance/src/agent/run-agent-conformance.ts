@@ -24,6 +24,12 @@ export interface AgentConformanceOptions {
    * given, sequences include crash commands (each costs a process start: give fewer runs).
    */
   crash?(job: CrashJob): Promise<void>;
+  /**
+   * Opens the same storage again, as a restarted process would. When given, sequences include
+   * restarts: the agent is built anew on a store from here (the suite closes each one it got
+   * when the next restart or the sequence ends; `store` itself stays open).
+   */
+  reopen?(): Promise<SessionStore>;
   /** Command sequences to generate (default 100). */
   readonly numRuns?: number;
   /** Longest sequence (default 12). */
@@ -55,10 +61,13 @@ export interface AgentConformanceReport {
  * Runs `@mh/sdk`'s Agent (or anything with its session surface) through generated sequences of
  * prompts with read, idempotent-write and non-idempotent tools, cancels at random points,
  * abandoned streams, resets, rewinds, forks, branch switches, reopens with compaction in a tiny
- * window, and a second agent racing the first, checking after every command against a plain
+ * window, a second agent racing the first, and interrupts whose resume comes later (after new
+ * prompts, branch moves, restarts, and refused decisions: a second one, an unknown call, a stale
+ * token), checking after every command against a plain
  * reference model: every prompt is stored exactly once and in order, no committed turn is lost or
  * duplicated, every history and request validates, a recorded cancel is not re-run, no
- * non-idempotent tool runs twice, and every conflict is a typed error. A failure rejects with the
+ * non-idempotent tool runs twice, an approved call runs exactly once and a denied or abandoned
+ * one never, and every conflict or refused decision is a typed error. A failure rejects with the
  * shrunk command sequence, its seed and path.
  * @example
  * const store = await openSqliteStore('conformance.db');
@@ -78,6 +87,7 @@ export async function runAgentConformance(
   const arbitraries = agentCommands({
     contextWindow: window,
     crash: options.crash !== undefined,
+    restart: options.reopen !== undefined,
   }).map((arbitrary) =>
     arbitrary.map(
       (command): fc.AsyncCommand<AgentModel, AgentWorld> => ({
@@ -87,7 +97,7 @@ export async function runAgentConformance(
           commands[kind] = (commands[kind] ?? 0) + 1;
           await command.run(model, world);
           await checkAgentInvariants(model, {
-            store: options.store,
+            store: world.store,
             sessionId: world.sessionId,
             agentHistory: world.agent.history,
             agentBranch: world.agent.session?.branch,
@@ -113,11 +123,12 @@ export async function runAgentConformance(
             options.createAgent({
               provider: model,
               tools: tools.tools,
-              session: { store: options.store, id: sessionId },
+              session: { store: world.store, id: sessionId },
               ...(world.contextWindow === undefined ? {} : { contextWindow: world.contextWindow }),
             });
           const world: AgentWorld = {
             store: options.store,
+            ownsStore: false,
             sessionId,
             model,
             tools,
@@ -125,6 +136,7 @@ export async function runAgentConformance(
             compactions: 0,
             contextWindow: undefined,
             sideFile,
+            reopen: options.reopen?.bind(options),
             crash: options.crash?.bind(options),
             crashes: 0,
             create,
@@ -134,6 +146,7 @@ export async function runAgentConformance(
             await fc.asyncModelRun(() => ({ model: new AgentModel(), real: world }), sequence);
           } finally {
             compactions += world.compactions;
+            if (world.ownsStore) await world.store.close();
           }
         },
       ),
@@ -161,6 +174,8 @@ function checkOptions(options: AgentConformanceOptions): void {
     throw new ConfigError('createAgent', 'expected a function');
   if (options.crash !== undefined && typeof options.crash !== 'function')
     throw new ConfigError('crash', 'expected a function');
+  if (options.reopen !== undefined && typeof options.reopen !== 'function')
+    throw new ConfigError('reopen', 'expected a function');
   for (const key of ['numRuns', 'maxCommands', 'timeLimitMs', 'contextWindow'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))

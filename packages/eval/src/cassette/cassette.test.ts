@@ -24,6 +24,9 @@ describe('openCassette', () => {
     ['options.mode', 'x', { mode: 'rewind' }],
     ['options.strict', 'x', { mode: 'replay', strict: 'yes' }],
     ['options.overwrite', 'x', { mode: 'record', overwrite: 1 }],
+    ['options.append', 'x', { mode: 'record', append: 'yes' }],
+    ['options.append', 'x', { mode: 'record', append: true, overwrite: true }],
+    ['options.append', 'x', { mode: 'replay', append: true }],
     ['options.meta', 'x', { mode: 'record', meta: [] }],
     ['options.timing', 'x', { mode: 'replay', timing: 'fast' }],
     ['options.secrets', 'x', { mode: 'record', secrets: 'sk' }],
@@ -155,5 +158,51 @@ describe('Cassette', () => {
     expect(lines.map((line) => JSON.parse(line).type)).toEqual(['header', 'request', 'request']);
     const again = await openCassette(path, { mode: 'lockdown' });
     expect(again.warnings).toEqual([]);
+  });
+});
+
+describe('openCassette with append', () => {
+  /** Records one exchange answering `text` under `key` into `path`, opened with `options`. */
+  async function recordOne(
+    path: string,
+    key: { case: string; repeat: number },
+    text: string,
+    options: CassetteOptions = { mode: 'record' },
+  ): Promise<void> {
+    const cassette = await openCassette(path, options);
+    const provider = cassette.provider(new ScriptedProvider([{ events: answerEvents(text) }]), key);
+    await collect(provider.stream(requestOf('q')));
+    await cassette.close();
+  }
+
+  it('adds a new key to an existing cassette, keeping its header and recordings', async () => {
+    const path = tempCassette();
+    await recordOne(path, KEY, 'one', { mode: 'record', meta: { model: 'm' } });
+    const header = readFileSync(path, 'utf8').split('\n')[0];
+    const later = { case: 'c', repeat: 1 };
+    await recordOne(path, later, 'two', { mode: 'record', append: true });
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe(header);
+    expect(lines.map((line) => JSON.parse(line).type)).toEqual(['header', 'request', 'request']);
+    const replay = await openCassette(path, { mode: 'lockdown' });
+    expect(replay.keys()).toEqual([KEY, later]);
+    const served = await collect(replay.provider(undefined, later).stream(requestOf('q')));
+    expect(JSON.stringify(served)).toContain('two');
+  });
+
+  it('creates the cassette when there is none yet', async () => {
+    const path = tempCassette();
+    await recordOne(path, KEY, 'one', { mode: 'record', append: true });
+    const replay = await openCassette(path, { mode: 'lockdown' });
+    expect(replay.keys()).toEqual([KEY]);
+  });
+
+  it('refuses a key the cassette already holds, naming the key', async () => {
+    const path = tempCassette();
+    await recordOne(path, KEY, 'one');
+    const cassette = await openCassette(path, { mode: 'record', append: true });
+    expect(await fieldOf(() => cassette.provider(new ScriptedProvider([]), KEY))).toBe('key');
+    expect(await fieldOf(() => cassette.tools(new CountingExecutor(), KEY))).toBe('key');
+    await cassette.close();
   });
 });

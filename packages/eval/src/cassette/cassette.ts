@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import {
   type Clock,
   ConfigError,
@@ -189,6 +190,12 @@ export class Cassette {
       slot = { context: this.#context(key, id) };
       this.#slots.set(id, slot);
     }
+    // Appending records new keys only: a key the file holds stays as it was recorded.
+    if (this.mode === 'record' && slot[role] === undefined && this.#recorded(id))
+      throw new ConfigError(
+        'key',
+        `${describeKey(key)} is already recorded in ${this.path} (appending records new keys only)`,
+      );
     if (slot[role] !== undefined)
       throw new ConfigError(
         'key',
@@ -197,9 +204,16 @@ export class Cassette {
     return slot;
   }
 
+  /** Whether the file held `id` when it was opened. */
+  #recorded(id: string): boolean {
+    return this.#parsed?.requests.has(id) === true || this.#parsed?.tools.has(id) === true;
+  }
+
   #context(key: CassetteKey, id: string): KeyContext {
-    const requests = this.#parsed?.requests.get(id) ?? new Map<number, RequestEntry>();
-    const tools: readonly ToolEntry[] = this.#parsed?.tools.get(id) ?? [];
+    // A key recording anew starts empty (its file may hold other keys: appending).
+    const parsed = this.mode === 'record' ? undefined : this.#parsed;
+    const requests = parsed?.requests.get(id) ?? new Map<number, RequestEntry>();
+    const tools: readonly ToolEntry[] = parsed?.tools.get(id) ?? [];
     const lastTool = tools[tools.length - 1];
     return {
       key: { case: key.case, repeat: key.repeat },
@@ -238,7 +252,8 @@ export class Cassette {
 
 /**
  * Opens a cassette: in `record` mode creates the file and writes its header (refusing an
- * existing file unless `overwrite`); in `replay` and `lockdown` reads and checks it.
+ * existing file unless `overwrite`, or adding new keys to it with `append`); in `replay` and
+ * `lockdown` reads and checks it.
  * @example
  * const cassette = await openCassette('suite.cassette.jsonl', { mode: 'lockdown' });
  * const provider = cassette.provider(undefined, { case: 'refund', repeat: 0 });
@@ -248,6 +263,11 @@ export class Cassette {
 export async function openCassette(path: string, options: CassetteOptions): Promise<Cassette> {
   checkOptions(path, options);
   const scrub = createScrubber(options.secrets ?? [], process.env);
+  if (options.mode === 'record' && options.append === true && existsSync(path)) {
+    const parsed = loadCassette(path);
+    const writer = CassetteWriter.append(path, parsed, scrub);
+    return new Cassette(path, options, parsed.header, parsed, writer, scrub, parsed.warnings);
+  }
   if (options.mode === 'record') {
     const header: CassetteHeader = {
       type: 'header',

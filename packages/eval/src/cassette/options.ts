@@ -16,6 +16,12 @@ export interface CassetteOptions {
   readonly strict?: boolean;
   /** Record mode: replace an existing file instead of refusing it (default false). */
   readonly overwrite?: boolean;
+  /**
+   * Record mode: add recordings to an existing cassette (its header and recordings are kept; a
+   * key it already holds is refused), or create it when there is none (default false). For runs
+   * that continue in another process, e.g. a resume after an interrupt, under a key of their own.
+   */
+  readonly append?: boolean;
   /** Record mode: notes for the header (provider, model, harness commit, flags); JSON only. */
   readonly meta?: Readonly<Record<string, unknown>>;
   /** Replay modes: `none` (default) serves events at once, `recorded` at their recorded pace. */
@@ -41,6 +47,7 @@ const OPTION_KEYS = [
   'mode',
   'strict',
   'overwrite',
+  'append',
   'meta',
   'timing',
   'toolModes',
@@ -57,10 +64,14 @@ export function checkOptions(path: unknown, options: CassetteOptions): void {
   assertOptions(options, OPTION_KEYS, 'options');
   if (!(CASSETTE_MODES as readonly unknown[]).includes(options.mode))
     throw new ConfigError('options.mode', `expected one of ${CASSETTE_MODES.join(', ')}`);
-  for (const flag of ['strict', 'overwrite'] as const) {
+  for (const flag of ['strict', 'overwrite', 'append'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
       throw new ConfigError(`options.${flag}`, 'expected a boolean');
   }
+  if (options.append === true && options.mode !== 'record')
+    throw new ConfigError('options.append', 'only record mode appends');
+  if (options.append === true && options.overwrite === true)
+    throw new ConfigError('options.append', 'give append or overwrite, not both');
   if (options.meta !== undefined) {
     if (typeof options.meta !== 'object' || options.meta === null || Array.isArray(options.meta))
       throw new ConfigError('options.meta', 'expected an object');

@@ -104,9 +104,13 @@ export class ReplayToolExecutor implements ToolExecutor {
 
   /**
    * The inner executor's answer: a replay interrupts where the current tools would, so a call that
-   * now needs approval ends the replayed run as it would end a live one.
+   * now needs approval ends the replayed run as it would end a live one. A call the recording holds
+   * as `denied` does not wait: the recording went on with that denial (a policy that denied
+   * instead of asking, as `mh` did before interrupts), so it is served, and the run stays on it.
    */
   approval(call: ToolUseBlock): Promise<ApprovalRequest | undefined> {
+    if (this.#pending.get(call.id)?.[0]?.outcome.status === 'denied')
+      return Promise.resolve(undefined);
     return this.#inner.approval?.(call) ?? Promise.resolve(undefined);
   }
 

@@ -1,7 +1,8 @@
 // The child process of the Agent conformance suite's crash command: it builds the same agent as
 // the suite's parent (the suite's ScriptedModel and tools, on the same SQLite file), runs one
-// prompt, and is SIGKILLed by its store wrapper right after its `writes`-th write. Plain Node
-// (children cannot load `.ts`), so it imports the BUILT packages by name.
+// prompt (or resumes with the job's decisions), and is SIGKILLed by its store wrapper right
+// after its `writes`-th write. Plain Node (children cannot load `.ts`), so it imports the BUILT
+// packages by name.
 //
 //   node conformance-crash-worker.mjs <db file> <job JSON>
 import { killAfterWrites, ScriptedModel, sideEffectTools } from '@mh/conformance';
@@ -24,5 +25,6 @@ const agent = new Agent({
     : { compaction: { contextWindow: job.contextWindow, keepRecentTokens: 200 } }),
 });
 // Whatever the run does, the kill comes from the store; a run that writes less ends normally.
-await agent.run(job.prompt);
+if (job.decisions) await agent.resume({ decisions: job.decisions });
+else await agent.run(job.prompt);
 process.exit(0);
