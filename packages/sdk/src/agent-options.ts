@@ -19,7 +19,12 @@ import {
   type Tracer,
   ZERO_USAGE,
 } from '@mh/core';
-import { assertCollaborators, assertMessages, assertOptions } from '@mh/core/internal';
+import {
+  assertCollaborators,
+  assertImplements,
+  assertMessages,
+  assertOptions,
+} from '@mh/core/internal';
 import { type ApproveCallback, PolicyToolExecutor, ToolRegistry } from '@mh/tools/zod-free';
 import type { FencingOptions } from './agent-fencing.js';
 import type { Decision } from './agent-interrupts.js';
@@ -212,17 +217,8 @@ export function checkAgentOptions(options: AgentOptions): ResolvedLoopSettings {
       'give either history or session: a session loads its own history',
     );
   }
-  const steps = options.steps as Partial<StepRunner> | null | undefined;
-  if (
-    steps !== undefined &&
-    (typeof steps !== 'object' ||
-      steps === null ||
-      typeof steps.step !== 'function' ||
-      typeof steps.newId !== 'function')
-  ) {
-    throw new ConfigError('steps', 'expected a StepRunner (step and newId functions)');
-  }
-  if (steps !== undefined) checkDurable(options);
+  assertImplements(options.steps, ['step', 'newId'], 'steps', 'a StepRunner');
+  if (options.steps !== undefined) checkDurable(options);
   return settings;
 }
 

@@ -15,7 +15,7 @@ export interface ConformanceAgent {
           readonly message?: string;
           readonly token?: string;
         }
-      | { readonly callId: string; readonly answer: unknown }
+      | { readonly callId: string; readonly answer: unknown; readonly token?: string }
     )[];
   }): Promise<RunResult | undefined>;
   /**

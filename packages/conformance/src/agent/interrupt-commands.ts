@@ -205,13 +205,18 @@ export class QuestionCommand implements AgentCommand {
       () => `${label} ended ${describe(result)} with ${JSON.stringify(asked)}, not one question`,
     );
     const callId = asked[0]?.callId as string;
+    // With an approval key each answer carries the token of the question it answers.
+    let token = asked[0]?.token;
     const sentBy = (): number => world.tools.sent().filter((id) => id === callId).length;
     for (const [index, answer] of ['alice', 'yes'].entries()) {
       expectThat(sentBy() === 0, () => `${label}: asked_send ${callId} sent before its answers`);
       world.agent = world.create();
-      const resumed = await world.agent.resume({ decisions: [{ callId, answer }] });
+      const resumed = await world.agent.resume({
+        decisions: [token === undefined ? { callId, answer } : { callId, answer, token }],
+      });
       const last = index === 1;
       const waiting = resumed?.interrupts?.[0];
+      token = waiting?.token;
       expectThat(
         last
           ? resumed?.status === 'completed'

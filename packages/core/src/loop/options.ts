@@ -17,7 +17,12 @@ import type { AskedQuestion } from '../ports/tool.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
 import { noopTracer, type Span, type Tracer } from '../ports/tracer.js';
 import { defaultPricing, type PricingTable } from '../pricing/prices.js';
-import { assertCollaborators, assertOptions, shownValue } from '../support/option-checks.js';
+import {
+  assertCollaborators,
+  assertImplements,
+  assertOptions,
+  shownValue,
+} from '../support/option-checks.js';
 import { type Limits, validateLimits } from './limits.js';
 import type { RunStatus } from './run-result.js';
 
@@ -341,16 +346,7 @@ export function checkLoopOptions(
       'hooks',
     );
   }
-  const steps = options.steps as Partial<StepRunner> | null | undefined;
-  if (
-    steps !== undefined &&
-    (typeof steps !== 'object' ||
-      steps === null ||
-      typeof steps.step !== 'function' ||
-      typeof steps.newId !== 'function')
-  ) {
-    throw new ConfigError('steps', 'expected a StepRunner (step and newId functions)');
-  }
+  assertImplements(options.steps, ['step', 'newId'], 'steps', 'a StepRunner');
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new ConfigError('onSettled', 'expected a function');
   }
