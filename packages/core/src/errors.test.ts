@@ -11,10 +11,10 @@ import {
   ProviderError,
   type ProviderErrorKind,
   ReplayDriftError,
-  SessionConflictError,
   ToolInputError,
   ToolTimeoutError,
 } from './errors.js';
+import { SessionConflictError } from './session-errors.js';
 
 /** An error as a second copy of `@mh/core` would create it: same brands, other classes. */
 function fromSecondCopy(name: string): Error {

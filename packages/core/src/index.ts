@@ -43,10 +43,6 @@ export {
   ProviderError,
   type ProviderErrorKind,
   ReplayDriftError,
-  SESSION_STORE_FAILURES,
-  SessionConflictError,
-  type SessionStoreFailure,
-  SessionStoreUnavailableError,
   ToolInputError,
   ToolInterrupt,
   ToolTimeoutError,
@@ -210,6 +206,12 @@ export {
 } from './ports/tracer.js';
 // Model prices (USD per million tokens) and the pricing table runs charge by.
 export { defaultPricing, type ModelPrice, PricingTable } from './pricing/prices.js';
+export {
+  SESSION_STORE_FAILURES,
+  SessionConflictError,
+  type SessionStoreFailure,
+  SessionStoreUnavailableError,
+} from './session-errors.js';
 // Retry with backoff, for adapters that call the network.
 export { type BackoffOptions, backoffDelay, type RetryOptions, retry } from './support/backoff.js';
 // Spans in memory, the span vocabulary, and metrics computed from spans.

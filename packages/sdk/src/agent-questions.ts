@@ -9,7 +9,7 @@ import {
 } from '@mh/core';
 import { isAnswer, MOVED_ON_TEXT, type PlacedDecision } from './agent-interrupts.js';
 import { answerSchemaProblem } from './answer-schema.js';
-import type { RecoveryAction } from './session-binding.js';
+import type { RecoveryAction } from './recovery-plan.js';
 
 // The questions part of finishing a pending turn (see `recoverTurn`): which calls a decision can
 // name, the answers an answered call runs again with, and a turn left pending by a new question.

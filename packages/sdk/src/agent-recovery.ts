@@ -28,7 +28,7 @@ import {
   waitingCalls,
 } from './agent-interrupts.js';
 import { answerFor, decidable, movedOnText, stillAsking } from './agent-questions.js';
-import { interruptedOutcomeText, planRecovery } from './session-binding.js';
+import { interruptedOutcomeText, planRecovery } from './recovery-plan.js';
 
 /** The turn a crash (or an interrupt) left pending, finished: ready to append and commit. */
 export interface RecoveredTurn {

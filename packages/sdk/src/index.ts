@@ -75,10 +75,10 @@ export type { FencingOptions, InjectionDefenseOptions } from './agent-fencing.js
 export type { Decision } from './agent-interrupts.js';
 export type { AgentOptions, AgentPermissions, ResumeOptions, RunOptions } from './agent-options.js';
 export { CANCEL_MARK_TEXT, isCancelMark } from './cancel-mark.js';
-export type { RunOutput, TypedRunResult, ZodLikeSchema } from './run-output.js';
 export {
-  type AgentSession,
   interruptedOutcomeText,
   planRecovery,
   type RecoveryAction,
-} from './session-binding.js';
+} from './recovery-plan.js';
+export type { RunOutput, TypedRunResult, ZodLikeSchema } from './run-output.js';
+export type { AgentSession } from './session-binding.js';

@@ -10,7 +10,7 @@ import { defineTool } from '@mh/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../src/agent.js';
-import { interruptedOutcomeText } from '../src/session-binding.js';
+import { interruptedOutcomeText } from '../src/recovery-plan.js';
 import { openTempStore } from './temp-sqlite-store.js';
 
 /**

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, SessionConflictError } from '../errors.js';
+import { ProviderError } from '../errors.js';
 import { runLoop } from '../loop/run-loop.js';
 import type { RunResult } from '../loop/run-result.js';
 import { type Message, userMessage } from '../messages/message.js';
 import type { ToolSchema } from '../ports/tool.js';
 import type { ToolExecutor } from '../ports/tool-executor.js';
+import { SessionConflictError } from '../session-errors.js';
 import { collectSettled } from '../testing/collect.js';
 import {
   MemoryStepRunner,
