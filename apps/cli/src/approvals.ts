@@ -22,7 +22,18 @@ export function shownCall(interrupt: Interrupt): string {
 export function waitingNotice(
   interrupts: readonly Interrupt[],
   resume: string | undefined,
+  options: { readonly durable?: boolean } = {},
 ): string {
+  const notice = noticeOf(interrupts, resume);
+  // A durable run's tools are on its workers: the answering mh needs no tool flags.
+  return options.durable === true ? notice.replace(TOOL_FLAGS_HINT, '') : notice;
+}
+
+/** The part of a notice that asks for the same tool flags (a local resume builds the tools). */
+const TOOL_FLAGS_HINT =
+  /;\n {2}give the same tool flags, e\.g\. --mcp, so the tools are there|; give the same tool flags, e\.g\. --mcp, so the tools are there/;
+
+function noticeOf(interrupts: readonly Interrupt[], resume: string | undefined): string {
   const questions = interrupts.filter((interrupt) => interrupt.kind === 'question');
   if (questions.length > 0) return questionNotice(interrupts, questions, resume);
   const lines = interrupts.map(

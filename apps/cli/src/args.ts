@@ -281,6 +281,26 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   };
 }
 
+/** The flags that shape an agent: a durable run's come from its worker. */
+const AGENT_FLAGS = [
+  'fake',
+  'provider',
+  'base-url',
+  'api',
+  'model',
+  'system',
+  'max-turns',
+  'timeout-ms',
+  'max-output-tokens',
+  'context-window',
+  'no-compaction',
+  'root',
+  'grant',
+  'fake-delay-ms',
+  'mcp',
+  'mcp-timeout-ms',
+] as const;
+
 /** The flags of durable runs (`mh worker`, `--enqueue`, `--workflow`) and what they exclude. */
 function checkDurable(
   values: ReturnType<typeof parse>['values'],
@@ -295,10 +315,25 @@ function checkDurable(
         ? '--workflow'
         : undefined;
   if (durable === undefined) {
-    for (const flag of ['queue', 'concurrency'] as const)
-      if (values[flag] !== undefined)
-        throw new UsageError(`--${flag} applies to mh worker and --enqueue only`);
+    if (values.queue !== undefined)
+      throw new UsageError('--queue applies to mh worker and --enqueue only');
+    if (values.concurrency !== undefined)
+      throw new UsageError('--concurrency applies to mh worker only');
     return;
+  }
+  if (worker && (values.enqueue !== undefined || values.workflow !== undefined))
+    throw new UsageError(
+      `mh worker and --${values.enqueue !== undefined ? 'enqueue' : 'workflow'} exclude each other: enqueue from another mh`,
+    );
+  if (!worker) {
+    // The run is the workers': these would shape an agent this mh never builds.
+    const shaping = AGENT_FLAGS.find((flag) => values[flag] !== undefined);
+    if (shaping)
+      throw new UsageError(
+        `${durable} runs on the workers' agent: give --${shaping} to mh worker, not here`,
+      );
+    if (values.workflow !== undefined && values.session !== undefined)
+      throw new UsageError('--workflow names the run, which names its session: drop --session');
   }
   if (values.db === undefined || !/^postgres(ql)?:\/\//i.test(values.db))
     throw new UsageError(
@@ -316,6 +351,10 @@ function checkDurable(
     throw new UsageError('--enqueue starts a new run; --workflow follows an existing one');
   if (values.concurrency !== undefined && !worker)
     throw new UsageError('--concurrency applies to mh worker only');
+  if (worker && values['timeout-ms'] !== undefined)
+    throw new UsageError(
+      "mh worker takes no --timeout-ms: a durable run's replay would time out at another point",
+    );
   if (worker && !values.fake && values.provider === undefined)
     throw new UsageError('mh worker needs a model provider: --fake, or --provider NAME');
   const excluded = (

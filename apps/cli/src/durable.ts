@@ -12,6 +12,7 @@ import {
   shownDb,
   startMcpServers,
 } from './build-agent.js';
+import { UsageError } from './usage-error.js';
 
 /** The name the workers register the command line's agent under. */
 const AGENT = 'mh';
@@ -48,6 +49,7 @@ function applicationVersion(options: CliOptions, version: string): string {
  */
 export async function runWorker(options: CliOptions, version: string): Promise<number> {
   const db = options.db ?? '';
+  quietDbosWarnings();
   const [{ DBOS }, durable] = await Promise.all([
     import('@dbos-inc/dbos-sdk'),
     import('@mh/durable-dbos'),
@@ -92,11 +94,13 @@ export async function runWorker(options: CliOptions, version: string): Promise<n
       process.once(signal, () => resolve(code));
   });
   const code = await stopped;
-  process.stderr.write('mh worker: stopping (runs in flight are taken over by another worker)\n');
+  process.stderr.write(
+    'mh worker: stopping (a run in flight continues on another worker, or on this one when it starts again)\n',
+  );
   await worker.stop();
   await servers.close();
   await store.close();
-  return code === 130 ? 0 : code;
+  return code;
 }
 
 /**
@@ -111,11 +115,17 @@ export async function runEnqueued(options: CliOptions): Promise<number> {
     import('@dbos-inc/dbos-sdk'),
     import('@mh/durable-dbos'),
   ]);
-  const client = await DBOSClient.create({ systemDatabaseUrl: db });
+  quietDbosWarnings();
+  const client = await DBOSClient.create({ systemDatabaseUrl: db }).catch((error: unknown) => {
+    throw new UsageError(
+      `--db ${shownDb(db)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
   try {
     let workflowId = options.workflow;
-    let before: string | undefined;
+    let before: Snapshot | undefined;
     if (options.enqueue !== undefined) {
+      if (options.session !== undefined) await refuseMissingSession(db, options.session);
       const session = options.session ?? newSessionId();
       const run = await durable.enqueueRun(client, {
         agent: AGENT,
@@ -127,9 +137,22 @@ export async function runEnqueued(options: CliOptions): Promise<number> {
       process.stderr.write(
         `(enqueued run ${workflowId} on queue ${options.queue ?? QUEUE}, session ${session}; follow it again with --db ${shownDb(db)} --workflow ${workflowId})\n`,
       );
-    } else if (options.decisions.length > 0) {
-      before = await eventOf(client, workflowId ?? '', durable.INTERRUPTS_EVENT);
-      await durable.sendDecisions(client, workflowId ?? '', options.decisions as Decision[]);
+    } else {
+      const status = await client.retrieveWorkflow(workflowId ?? '').getStatus();
+      if (status === null) {
+        process.stderr.write(`mh: no run ${workflowId} in ${shownDb(db)}\n`);
+        return 1;
+      }
+      if (options.decisions.length > 0) {
+        if (ENDED.has(status.status)) {
+          process.stderr.write(
+            `mh: run ${workflowId} has ended (${status.status.toLowerCase()}): no call waits for a decision\n`,
+          );
+          return 2;
+        }
+        before = await snapshot(client, workflowId ?? '', durable);
+        await durable.sendDecisions(client, workflowId ?? '', options.decisions as Decision[]);
+      }
     }
     return await follow(client, workflowId ?? '', db, before, durable);
   } finally {
@@ -143,15 +166,67 @@ async function eventOf(client: Client, workflowId: string, key: string): Promise
   return JSON.stringify((await client.getEvent(workflowId, key, 0)) ?? null);
 }
 
-/** Waits for the run to end or to park (with calls other than those of `stale`). */
+/** The statuses of a run that is over. */
+const ENDED = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+
+/** What a run published before decisions were sent: its waiting calls and its last refusal. */
+interface Snapshot {
+  readonly waiting: string;
+  readonly refused: string;
+}
+
+async function snapshot(
+  client: Client,
+  workflowId: string,
+  durable: typeof import('@mh/durable-dbos'),
+): Promise<Snapshot> {
+  return {
+    waiting: await eventOf(client, workflowId, durable.INTERRUPTS_EVENT),
+    refused: await eventOf(client, workflowId, durable.REFUSED_EVENT),
+  };
+}
+
+/** Refuses `--session ID` for a session the database does not hold, as a local run does. */
+async function refuseMissingSession(db: string, session: string): Promise<void> {
+  const store = await openStore(db);
+  try {
+    if (!(await store.getSession(session)))
+      throw new UsageError(
+        `no session ${session} in ${shownDb(db)} (see --list-sessions; omit --session to start one)`,
+      );
+  } finally {
+    await store.close();
+  }
+}
+
+/** DBOS's pg pool warns of overlapping queries on every command: not the user's concern. */
+function quietDbosWarnings(): void {
+  const emit = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.startsWith('Calling client.query() when the client is already executing a query'))
+      return;
+    (emit as (...args: unknown[]) => void)(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
+/** How long a run may stay queued before mh says that no worker seems to take it. */
+const QUEUED_HINT_MS = 5_000;
+
+/**
+ * Waits for the run to end or to park on other calls than `stale`'s, or for the decisions just
+ * sent to be refused (a new refusal).
+ */
 async function follow(
   client: Client,
   workflowId: string,
   db: string,
-  stale: string | undefined,
+  stale: Snapshot | undefined,
   durable: typeof import('@mh/durable-dbos'),
 ): Promise<number> {
   const handle = client.retrieveWorkflow(workflowId);
+  const startedAt = Date.now();
+  let hinted = false;
   for (;;) {
     const status = await handle.getStatus();
     if (status === null) {
@@ -166,15 +241,30 @@ async function follow(
       process.stderr.write(`mh: run ${workflowId} ended ${status.status.toLowerCase()}\n`);
       return 1;
     }
+    if (stale !== undefined) {
+      const refused = await eventOf(client, workflowId, durable.REFUSED_EVENT);
+      if (refused !== stale.refused && refused !== 'null') {
+        const { message } = JSON.parse(refused) as { message?: string };
+        process.stderr.write(`mh: run ${workflowId} refused the decisions: ${message}\n`);
+        return 2;
+      }
+    }
     const waiting = await eventOf(client, workflowId, durable.INTERRUPTS_EVENT);
-    if (waiting !== stale && waiting !== 'null' && waiting !== '[]') {
+    if (waiting !== stale?.waiting && waiting !== 'null' && waiting !== '[]') {
       process.stderr.write(
         waitingNotice(
           JSON.parse(waiting) as Interrupt[],
           `--db ${shownDb(db)} --workflow ${workflowId}`,
+          { durable: true },
         ),
       );
       return APPROVAL_EXIT_CODE;
+    }
+    if (!hinted && status.status === 'ENQUEUED' && Date.now() - startedAt > QUEUED_HINT_MS) {
+      hinted = true;
+      process.stderr.write(
+        `mh: run ${workflowId} is still queued: no worker has taken it yet (start one with mh worker --db ${shownDb(db)} and the agent's flags); Ctrl-C stops following, the run stays queued\n`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -25,6 +25,20 @@ describe('mh worker and --enqueue: usage errors', () => {
       ['--db', 'postgres://x@127.0.0.1:1/x', '--enqueue', 'hi', '--concurrency', '2'],
       'worker only',
     ],
+    [['--fake', '--concurrency', '2', 'hi'], '--concurrency applies to mh worker only'],
+    [
+      ['worker', '--fake', '--db', 'postgres://x@127.0.0.1:1/x', '--enqueue', 'hi'],
+      'exclude each other',
+    ],
+    [
+      ['--db', 'postgres://x@127.0.0.1:1/x', '--enqueue', 'hi', '--grant', 'write'],
+      'give --grant to mh worker',
+    ],
+    [['--db', 'postgres://x@127.0.0.1:1/x', '--workflow', 'w', '--session', 's'], 'drop --session'],
+    [
+      ['worker', '--fake', '--db', 'postgres://x@127.0.0.1:1/x', '--timeout-ms', '5'],
+      'no --timeout-ms',
+    ],
   ])('mh %j exits 2 naming the mistake', async (args, message) => {
     const run = await runCli(args);
     expect(run.code).toBe(2);
@@ -64,20 +78,30 @@ describe.runIf(postgres.kind !== 'none')('mh worker and mh --enqueue', { timeout
           throw new Error(`the worker did not start: ${worker.output.stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const first = await runCli(['--db', url, '--enqueue', 'What is 6*7?', '--session', 'walk']);
-      expect(first.stderr).toMatch(/enqueued run \S+ on queue agents, session walk/);
+      // A session that does not exist is refused, as for a local run.
+      const missing = await runCli(['--db', url, '--enqueue', 'hi', '--session', 'nope']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('no session nope');
+      const first = await runCli(['--db', url, '--enqueue', 'What is 6*7?']);
+      expect(first.stderr).toMatch(/enqueued run \S+ on queue agents, session \S+;/);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('42');
       const workflow = /enqueued run (\S+)/.exec(first.stderr)?.[1] ?? '';
-      const second = await runCli(['--db', url, '--enqueue', 'And 2+3?', '--session', 'walk']);
+      const session = /session ([^;\s]+);/.exec(first.stderr)?.[1] ?? '';
+      const second = await runCli(['--db', url, '--enqueue', 'And 2+3?', '--session', session]);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('5');
       // The session holds both prompts: an mh without --enqueue lists it.
       const listed = await runCli(['--db', url, '--list-sessions']);
-      expect(listed.stdout).toMatch(/walk\s+4\b|walk.*4/);
+      expect(listed.stdout).toMatch(new RegExp(`${session}\\s+6\\b`));
       const followed = await runCli(['--db', url, '--workflow', workflow]);
       expect(followed.code).toBe(0);
       expect(followed.stdout).toContain('42');
+      expect(followed.stderr).not.toContain('DeprecationWarning');
+      // Decisions for a run that has ended: refused, nothing sent.
+      const late = await runCli(['--db', url, '--workflow', workflow, '--approve', 'call_x']);
+      expect(late.code).toBe(2);
+      expect(late.stderr).toContain('has ended');
       const unknown = await runCli(['--db', url, '--workflow', 'no-such-run']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('no run no-such-run');

@@ -143,6 +143,11 @@ export function durableAgents(options: DurableAgentsOptions): DurableAgents {
         } catch (error) {
           if (!ConfigError.isInstance(error)) throw error;
           await dbos.setEvent(REFUSED_EVENT, { field: error.field, message: error.message });
+          // Another process may have finished the turn on the session (`agent.resume` there):
+          // then nothing waits any more, and the run ends instead of waiting on.
+          const now = await agent.resume({ decisions: [] });
+          if (now === undefined) break;
+          result = now;
         }
       }
       if (result.status !== 'interrupted') await dbos.setEvent(INTERRUPTS_EVENT, []);

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
-import type { SessionStore } from '@mh/core';
+import { SessionConflictError, type SessionStore } from '@mh/core';
+import { ScriptedProvider } from '@mh/core/testing';
+import { Agent } from '@mh/sdk';
 import { openPostgresStore } from '@mh/session-sql/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,6 +178,43 @@ describe.skipIf(pgUrl === undefined && !pgRequired)('durable runs across worker 
     expect(
       sideEffects(job.sideFile).filter((line) => line.startsWith(`start call_${run}_0_0 `)),
     ).toHaveLength(1);
+  }, 120_000);
+
+  it('ends a parked run whose turn another process finished on the session, instead of waiting on', async () => {
+    while (live().length < 1) await launch();
+    const run = 'elsewhere';
+    const started = await enqueueRun(client, {
+      agent: 'support',
+      prompt: `run ${run} approve`,
+      session: `session-${run}`,
+      queue: 'agents',
+    });
+    const [waiting] = (await waitingCalls(client, started.workflowId, 60)) ?? [];
+    expect(waiting?.tool).toBe('save');
+    // Another process answers the call straight on the session (a plain agent, not the run).
+    const other = new Agent({
+      provider: new ScriptedProvider([{ text: 'handled elsewhere' }]),
+      model: 'm',
+      session: { store, id: `session-${run}` },
+    });
+    expect(
+      (await other.resume({ decisions: [{ callId: waiting?.callId ?? '', approve: false }] }))
+        ?.status,
+    ).toBe('completed');
+    // The run's own decision is now refused, and the run ends: nothing waits on its session.
+    await sendDecisions(client, started.workflowId, [
+      { callId: waiting?.callId ?? '', approve: true },
+    ]);
+    // It ends (before: it parked again for days): interrupted when its agent finds nothing waiting,
+    // or an error naming the conflict when its own view of the session had gone stale.
+    const result = await started.result();
+    expect(
+      result.status === 'interrupted' ||
+        (result.status === 'error' && SessionConflictError.isInstance(result.error)),
+    ).toBe(true);
+    expect(
+      sideEffects(job.sideFile).some((line) => line.startsWith(`start ${waiting?.callId} `)),
+    ).toBe(false);
   }, 120_000);
 
   it('refuses a second run on a session while one is queued or running', async () => {
