@@ -50,8 +50,8 @@ export interface ModelRequest {
 /**
  * A loopback OpenAI Chat Completions server that plays each run's script, in the vendor's
  * streaming wire shape, for the real `openai` SDK in the workers. It records every request, can
- * hold one back (to kill a worker mid-call), and tracks how many runs are active at once (from a
- * run's first request to the end of its answer).
+ * hold one back (to kill a worker mid-call), and tracks how many `queued` runs are active at once
+ * (from a run's first request to the moment its answer is sent).
  */
 export class ModelServer {
   readonly requests: ModelRequest[] = [];
@@ -124,7 +124,9 @@ export class ModelServer {
         finished: false,
       };
       this.requests.push(seen);
-      if (turn === 0) {
+      // Only runs of kind `queued` count: a run of another test may never reach its answer.
+      const counted = kind === 'queued';
+      if (counted && turn === 0) {
         this.#active.add(run);
         this.maxActive = Math.max(this.maxActive, this.#active.size);
       }
@@ -134,9 +136,11 @@ export class ModelServer {
         // A worker killed while its call was held never gets the answer.
         if (request.socket.destroyed) return;
         response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // A run stops counting as active once its answer is on its way: its worker may finish it,
+        // and the queue start the next run, before this process sees the write complete.
+        if (counted && 'text' in step) this.#active.delete(run);
         response.end(streamOf(step, run, turn), () => {
           seen.finished = true;
-          if ('text' in step) this.#active.delete(run);
         });
       };
       const hold = this.#holds.get(key);
