@@ -1,9 +1,9 @@
-import { type AskedQuestion, SessionConflictError } from '@mh/core';
+import type { AskedQuestion } from '@mh/core';
 import { canonicalJson } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
-import { type BranchRow, requireSession, type SessionRow } from './session-rows.js';
+import { requireSession } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
-import { headId, lockBranch } from './turn-journal.js';
+import { conflictOnCall, lockBranch } from './turn-journal.js';
 
 /**
  * Holds a call of the branch's pending turn on `question` (started, no result), under the
@@ -25,7 +25,14 @@ export async function holdOnQuestion(
     .where('call_id', '=', callId)
     .where('result', 'is', null)
     .executeTakeFirst();
-  if (numUpdatedRows !== 1n) await conflictOnCall(db, session, branch, callId, 'already finished');
+  if (numUpdatedRows !== 1n)
+    await conflictOnCall(
+      db,
+      session,
+      branch,
+      callId,
+      'is already finished (another writer got there first)',
+    );
 }
 
 /**
@@ -52,7 +59,13 @@ export async function claimAnswered(
       ? undefined
       : (JSON.parse(row.question) as AskedQuestion);
   if (row === undefined || row.result !== null || waiting?.answers.length !== answers.length - 1) {
-    await conflictOnCall(db, session, branch, callId, 'not waiting on this question any more');
+    await conflictOnCall(
+      db,
+      session,
+      branch,
+      callId,
+      'is not waiting on this question any more (another writer got there first)',
+    );
     return;
   }
   await db
@@ -62,31 +75,4 @@ export async function claimAnswered(
     .where('branch', '=', branch.name)
     .where('call_id', '=', callId)
     .execute();
-}
-
-/** Throws the `SessionConflictError` of a journal write that found `callId` not as expected. */
-async function conflictOnCall(
-  db: Kysely<StoreDatabase>,
-  session: SessionRow,
-  branch: BranchRow,
-  callId: string,
-  known: string,
-): Promise<never> {
-  const found = await db
-    .selectFrom('pending_calls')
-    .select('call_id')
-    .where('session_seq', '=', session.seq)
-    .where('branch', '=', branch.name)
-    .where('call_id', '=', callId)
-    .executeTakeFirst();
-  const head = headId(branch);
-  const where = `the pending turn of branch ${JSON.stringify(branch.name)}`;
-  throw new SessionConflictError(
-    session.id,
-    head,
-    head,
-    found
-      ? `call ${JSON.stringify(callId)} of ${where} is ${known} (another writer got there first)`
-      : `call ${JSON.stringify(callId)} is not in ${where}: another writer replaced or cleared it`,
-  );
 }

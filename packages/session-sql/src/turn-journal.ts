@@ -167,26 +167,8 @@ export async function markCall(
     .where('call_id', '=', callId);
   if (result === undefined) update = update.where('started', '=', 0);
   const { numUpdatedRows } = await update.executeTakeFirst();
-  if (numUpdatedRows !== 1n) {
-    const known = await db
-      .selectFrom('pending_calls')
-      .select('call_id')
-      .where('session_seq', '=', session.seq)
-      .where('branch', '=', branch.name)
-      .where('call_id', '=', callId)
-      .executeTakeFirst();
-    const head = headId(branch);
-    const where = `the pending turn of branch ${JSON.stringify(branch.name)}`;
-    throw new SessionConflictError(
-      session.id,
-      head,
-      head,
-      known
-        ? `call ${JSON.stringify(callId)} of ${where} was already started by another writer`
-        : // The writer that journaled this call lost its turn: another one replaced or committed it.
-          `call ${JSON.stringify(callId)} is not in ${where}: another writer replaced or cleared it`,
-    );
-  }
+  if (numUpdatedRows !== 1n)
+    await conflictOnCall(db, session, branch, callId, 'was already started by another writer');
 }
 
 /** The pending turn of a branch, or undefined. */
@@ -230,4 +212,35 @@ export async function readPendingTurn(
       ];
     }),
   };
+}
+
+/**
+ * Throws the `SessionConflictError` of a journal write that found `callId` not as expected: in the
+ * pending turn, the call is `found` (`was already started by another writer`, …); not in it, the
+ * writer that journaled the call lost its turn (another one replaced or committed it).
+ */
+export async function conflictOnCall(
+  db: Kysely<StoreDatabase>,
+  session: SessionRow,
+  branch: BranchRow,
+  callId: string,
+  found: string,
+): Promise<never> {
+  const known = await db
+    .selectFrom('pending_calls')
+    .select('call_id')
+    .where('session_seq', '=', session.seq)
+    .where('branch', '=', branch.name)
+    .where('call_id', '=', callId)
+    .executeTakeFirst();
+  const head = headId(branch);
+  const where = `the pending turn of branch ${JSON.stringify(branch.name)}`;
+  throw new SessionConflictError(
+    session.id,
+    head,
+    head,
+    known
+      ? `call ${JSON.stringify(callId)} of ${where} ${found}`
+      : `call ${JSON.stringify(callId)} is not in ${where}: another writer replaced or cleared it`,
+  );
 }
