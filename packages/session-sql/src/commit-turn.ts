@@ -16,7 +16,8 @@ import {
 } from './content-hash.js';
 import { packBody } from './message-codec.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
-import { requireBranch, requireSession } from './session-rows.js';
+import { runShape } from './query-shapes.js';
+import { requireBranch, requireTarget } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** A turn to commit, validated and encoded outside the transaction. */
@@ -61,27 +62,44 @@ async function storeMessages(
     (a, b) => Buffer.compare(a.hash, b.hash),
   );
   const seqByHash = new Map<string, number>();
+  const found = (rows: readonly { seq: number; hash: Uint8Array }[]): void => {
+    for (const row of rows) seqByHash.set(toHex(row.hash), row.seq);
+    missing = missing.filter((message) => !seqByHash.has(message.hash.toString('hex')));
+  };
   // Under PostgreSQL's READ COMMITTED, a body that "already exists" for the insert can be gone
   // for the select: a concurrent deleteSession removed it in between. Insert what is missing
   // again; under SQLite's write lock the first pass always finds everything.
   for (let pass = 0; pass < 3 && missing.length > 0; pass++) {
-    // One statement: rows are inserted (and their keys locked) in the order given.
-    await db
-      .insertInto('messages')
-      .values(missing.map((message) => ({ hash: message.hash, ...packBody(message.body) })))
-      .onConflict((conflict) => conflict.column('hash').doNothing())
-      .execute();
-    const rows = await db
-      .selectFrom('messages')
-      .select(['seq', 'hash'])
-      .where(
-        'hash',
-        'in',
-        missing.map((message) => message.hash),
-      )
-      .execute();
-    for (const row of rows) seqByHash.set(toHex(row.hash), row.seq);
-    missing = missing.filter((message) => !seqByHash.has(message.hash.toString('hex')));
+    // One statement: rows are inserted (and their keys locked) in the order given. It returns
+    // the rows it inserted; only bodies stored before (a shared history) need looking up.
+    const rows = missing.map((message) => ({ hash: message.hash, ...packBody(message.body) }));
+    const values = rows.flatMap((row) => [row.hash, row.codec, row.body]);
+    const inserted = await runShape(db, `messages:${rows.length}`, values, (...slots) =>
+      db
+        .insertInto('messages')
+        .values(
+          rows.map((_, at) => ({
+            hash: slots[3 * at] as Buffer,
+            codec: slots[3 * at + 1] as number,
+            body: slots[3 * at + 2] as Uint8Array,
+          })),
+        )
+        .onConflict((conflict) => conflict.column('hash').doNothing())
+        .returning(['seq', 'hash']),
+    );
+    found(inserted.rows);
+    if (missing.length === 0) break;
+    found(
+      await db
+        .selectFrom('messages')
+        .select(['seq', 'hash'])
+        .where(
+          'hash',
+          'in',
+          missing.map((message) => message.hash),
+        )
+        .execute(),
+    );
   }
   return messages.map((message) => {
     const seq = seqByHash.get(message.hash.toString('hex'));
@@ -103,83 +121,119 @@ function describe(turn: PreparedTurn, seqTurn: number, createdAt: number): Check
   };
 }
 
+/** The checkpoint `id` of the session, if it is stored. */
+async function findCheckpoint(
+  db: Kysely<StoreDatabase>,
+  id: Buffer,
+  sessionSeq: number,
+): Promise<{ seq: number; turn: number; created_at: number } | undefined> {
+  return await db
+    .selectFrom('checkpoints')
+    .select(['seq', 'turn', 'created_at'])
+    .where('id', '=', id)
+    .where('session_seq', '=', sessionSeq)
+    .executeTakeFirst();
+}
+
 /**
  * Appends a prepared turn inside a write transaction: checks the head (optimistic concurrency),
- * stores new bodies, adds the checkpoint, moves the head with a compare-and-set and clears the
- * branch's pending turn. A retry of a commit that already landed returns its checkpoint.
+ * adds the checkpoint and the bodies that are new, moves the head with a compare-and-set and
+ * clears the branch's pending turn. A retry of a commit that already landed returns its
+ * checkpoint. With `serialWrites` (SQLite: one write transaction at a time) the lookup at the
+ * start stays true until the commit, so a pending turn it did not find is not there.
  */
 export async function commitTurn(
   db: Kysely<StoreDatabase>,
   turn: PreparedTurn,
   now: number,
+  serialWrites: boolean,
 ): Promise<Checkpoint> {
-  const session = await requireSession(db, turn.sessionId);
-  const branch = await requireBranch(db, session, turn.branch ?? session.current_branch);
+  const { session, branch, pending } = await requireTarget(db, turn.sessionId, turn.branch);
   const actual = branch.head_id === null ? null : toHex(branch.head_id);
-  const existing = await db
-    .selectFrom('checkpoints')
-    .select(['seq', 'turn', 'created_at'])
-    .where('id', '=', turn.id)
-    .where('session_seq', '=', session.seq)
-    .executeTakeFirst();
   if (actual !== turn.expectedHead) {
+    const existing = await findCheckpoint(db, turn.id, session.seq);
     if (existing && actual === toHex(turn.id)) {
       return describe(turn, existing.turn, existing.created_at);
     }
     throw new SessionConflictError(session.id, turn.expectedHead, actual);
   }
-  let target = existing;
-  if (!target) {
+  const values = {
+    id: turn.id,
+    session_seq: session.seq,
+    parent_seq: branch.head_seq,
+    turn: (branch.head_turn ?? 0) + 1,
+    created_at: now,
+    meta: turn.metaJson,
+  };
+  // The checkpoint's id is its content and parent: one already stored (a retry, or the same turn
+  // committed on another branch from this head) is this turn, and is reused as it is.
+  const {
+    rows: [inserted],
+  } = await runShape(
+    db,
+    'checkpoint',
+    [values.id, values.session_seq, values.parent_seq, values.turn, now, values.meta] as const,
+    (id, session_seq, parent_seq, turn, created_at, meta) =>
+      db
+        .insertInto('checkpoints')
+        .values({ id, session_seq, parent_seq, turn, created_at, meta })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .returning('seq'),
+  );
+  let target: { seq: number; turn: number; created_at: number };
+  if (inserted) {
     const messageSeqs = await storeMessages(db, turn.messages);
-    const values = {
-      id: turn.id,
-      session_seq: session.seq,
-      parent_seq: branch.head_seq,
-      turn: (branch.head_turn ?? 0) + 1,
-      created_at: now,
-      meta: turn.metaJson,
-    };
-    const { seq } = await db
-      .insertInto('checkpoints')
-      .values(values)
-      .returning('seq')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('checkpoint_messages')
-      .values(
-        messageSeqs.map((message_seq, position) => ({
-          checkpoint_seq: seq,
-          position,
-          message_seq,
+    const links = messageSeqs.flatMap((message_seq, position) => [
+      inserted.seq,
+      position,
+      message_seq,
+    ]);
+    await runShape(db, `links:${messageSeqs.length}`, links, (...slots) =>
+      db.insertInto('checkpoint_messages').values(
+        messageSeqs.map((_, at) => ({
+          checkpoint_seq: slots[3 * at] as number,
+          position: slots[3 * at + 1] as number,
+          message_seq: slots[3 * at + 2] as number,
         })),
-      )
-      .execute();
-    target = { seq, turn: values.turn, created_at: now };
+      ),
+    );
+    target = { seq: inserted.seq, turn: values.turn, created_at: now };
+  } else {
+    const existing = await findCheckpoint(db, turn.id, session.seq);
+    if (!existing) throw new Error(`checkpoint ${toHex(turn.id)} was not stored`);
+    target = existing;
   }
-  let move = db
-    .updateTable('branches')
-    .set({ head_seq: target.seq, updated_at: now })
-    .where('session_seq', '=', session.seq)
-    .where('name', '=', branch.name);
-  move =
-    branch.head_seq === null
-      ? move.where('head_seq', 'is', null)
-      : move.where('head_seq', '=', branch.head_seq);
-  const { numUpdatedRows } = await move.executeTakeFirst();
+  const from = branch.head_seq;
+  const moveValues: unknown[] = [target.seq, now, session.seq, branch.name];
+  if (from !== null) moveValues.push(from);
+  const { numAffectedRows } = await runShape(
+    db,
+    from === null ? 'move:empty' : 'move',
+    moveValues,
+    (...[head_seq, updated_at, session_seq, name, old]) => {
+      const move = db
+        .updateTable('branches')
+        .set({ head_seq: head_seq as number, updated_at: updated_at as number })
+        .where('session_seq', '=', session_seq as number)
+        .where('name', '=', name as string);
+      return old === undefined
+        ? move.where('head_seq', 'is', null)
+        : move.where('head_seq', '=', old as number);
+    },
+  );
   // Under SQLite's write lock the head cannot have moved; under PostgreSQL's READ COMMITTED it can
   // (the update waits for the other writer's row lock, then finds the head changed: 0 rows).
-  if (numUpdatedRows !== 1n) {
+  if (BigInt(numAffectedRows ?? 0n) !== 1n) {
     const moved = await requireBranch(db, session, branch.name);
     const head = moved.head_id === null ? null : toHex(moved.head_id);
     // A concurrent retry of this very turn landed first: that is this commit's outcome too.
     if (head === toHex(turn.id)) return describe(turn, target.turn, target.created_at);
     throw new SessionConflictError(session.id, turn.expectedHead, head);
   }
-  await db
-    .updateTable('sessions')
-    .set({ updated_at: now })
-    .where('seq', '=', session.seq)
-    .execute();
-  await clearPendingTurn(db, session.seq, branch.name);
+  await runShape(db, 'touch-session', [now, session.seq], (updated_at, seq) =>
+    db.updateTable('sessions').set({ updated_at }).where('seq', '=', seq),
+  );
+  // Under READ COMMITTED a journal write may have landed since the lookup: clear regardless.
+  if (pending !== undefined || !serialWrites) await clearPendingTurn(db, session.seq, branch.name);
   return describe(turn, target.turn, target.created_at);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { runShape } from './query-shapes.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** Deletes the pending turn of a branch and its calls, if any. */
@@ -7,14 +8,17 @@ export async function clearPendingTurn(
   sessionSeq: number,
   branch: string,
 ): Promise<void> {
-  await db
-    .deleteFrom('pending_calls')
-    .where('session_seq', '=', sessionSeq)
-    .where('branch', '=', branch)
-    .execute();
-  await db
-    .deleteFrom('pending_turns')
-    .where('session_seq', '=', sessionSeq)
-    .where('branch', '=', branch)
-    .execute();
+  const values = [sessionSeq, branch] as const;
+  await runShape(db, 'clear-calls', values, (session_seq, name) =>
+    db
+      .deleteFrom('pending_calls')
+      .where('session_seq', '=', session_seq)
+      .where('branch', '=', name),
+  );
+  await runShape(db, 'clear-turn', values, (session_seq, name) =>
+    db
+      .deleteFrom('pending_turns')
+      .where('session_seq', '=', session_seq)
+      .where('branch', '=', name),
+  );
 }

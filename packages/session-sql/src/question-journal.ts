@@ -1,9 +1,8 @@
 import type { AskedQuestion } from '@mh/core';
 import { canonicalJson } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
-import { requireSession } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
-import { conflictOnCall, lockBranch } from './turn-journal.js';
+import { conflictOnCall, lockTarget } from './turn-journal.js';
 
 /**
  * Holds a call of the branch's pending turn on `question` (started, no result), under the
@@ -14,9 +13,9 @@ export async function holdOnQuestion(
   target: { sessionId: string; branch: string },
   callId: string,
   question: AskedQuestion,
+  serialWrites: boolean,
 ): Promise<void> {
-  const session = await requireSession(db, target.sessionId);
-  const branch = await lockBranch(db, session, target.branch);
+  const { session, branch } = await lockTarget(db, target.sessionId, target.branch, serialWrites);
   const { numUpdatedRows } = await db
     .updateTable('pending_calls')
     .set({ started: 1, question: canonicalJson(question) })
@@ -44,9 +43,9 @@ export async function claimAnswered(
   target: { sessionId: string; branch: string },
   callId: string,
   answers: readonly unknown[],
+  serialWrites: boolean,
 ): Promise<void> {
-  const session = await requireSession(db, target.sessionId);
-  const branch = await lockBranch(db, session, target.branch);
+  const { session, branch } = await lockTarget(db, target.sessionId, target.branch, serialWrites);
   const row = await db
     .selectFrom('pending_calls')
     .select(['question', 'result'])

@@ -1,6 +1,7 @@
 import { ConfigError, type SessionInfo } from '@mh/core';
 import type { Kysely } from 'kysely';
 import { fromHex } from './content-hash.js';
+import { runShape } from './query-shapes.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** A session row as the store reads it. */
@@ -111,5 +112,111 @@ export function toSessionInfo(row: SessionRow, turns: number): SessionInfo {
     updatedAt: row.updated_at,
     branch: row.current_branch,
     turns,
+  };
+}
+
+/** A branch's pending turn as a target lookup finds it. */
+export interface PendingRow {
+  /** The assistant message, as canonical JSON. */
+  readonly assistant: string;
+  readonly base_seq: number | null;
+  /** The base checkpoint's public id. */
+  readonly base_id: Uint8Array | null;
+}
+
+/** What a write (or a read of the journal) acts on: the session, its branch, the pending turn. */
+export interface Target {
+  readonly session: SessionRow;
+  readonly branch: BranchRow;
+  readonly pending: PendingRow | undefined;
+}
+
+/** The lookup `requireTarget` runs: the current branch when `branchName` is undefined. */
+function targetQuery(
+  db: Kysely<StoreDatabase>,
+  sessionId: string | undefined,
+  branchName: string | undefined,
+) {
+  return db
+    .selectFrom('sessions as s')
+    .leftJoin('branches as b', (join) => {
+      const on = join.onRef('b.session_seq', '=', 's.seq');
+      return branchName === undefined
+        ? on.onRef('b.name', '=', 's.current_branch')
+        : on.on('b.name', '=', branchName);
+    })
+    .leftJoin('checkpoints as h', 'h.seq', 'b.head_seq')
+    .leftJoin('pending_turns as t', (join) =>
+      join.onRef('t.session_seq', '=', 'b.session_seq').onRef('t.branch', '=', 'b.name'),
+    )
+    .leftJoin('checkpoints as c', 'c.seq', 't.base_seq')
+    .select([
+      's.seq',
+      's.id',
+      's.title',
+      's.created_at',
+      's.updated_at',
+      's.current_branch',
+      'b.name as branch_name',
+      'b.head_seq',
+      'h.id as head_id',
+      'h.turn as head_turn',
+      'b.updated_at as branch_updated_at',
+      't.assistant as pending_assistant',
+      't.base_seq as pending_base_seq',
+      'c.id as pending_base_id',
+    ])
+    .where('s.id', '=', sessionId as string);
+}
+
+/**
+ * The session, its branch (`branchName`, or the current one) with its head's id and turn, and the
+ * branch's pending turn: one statement. A `ConfigError` names an unknown session or branch.
+ */
+export async function requireTarget(
+  db: Kysely<StoreDatabase>,
+  sessionId: string,
+  branchName: string | undefined,
+): Promise<Target> {
+  const current = branchName === undefined;
+  const values = current ? [String(sessionId)] : [String(sessionId), String(branchName)];
+  const {
+    rows: [row],
+  } = await runShape(db, current ? 'target:current' : 'target', values, (...slots) =>
+    targetQuery(db, slots[0], slots[1]),
+  );
+  if (!row) throw new ConfigError('sessionId', `unknown session ${JSON.stringify(sessionId)}`);
+  const session: SessionRow = {
+    seq: row.seq,
+    id: row.id,
+    title: row.title,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    current_branch: row.current_branch,
+  };
+  if (row.branch_name === null || row.branch_updated_at === null) {
+    const name = branchName ?? session.current_branch;
+    throw new ConfigError(
+      'branch',
+      `unknown branch ${JSON.stringify(name)} in session ${JSON.stringify(session.id)}`,
+    );
+  }
+  return {
+    session,
+    branch: {
+      name: row.branch_name,
+      head_seq: row.head_seq,
+      head_id: row.head_id,
+      head_turn: row.head_turn,
+      updated_at: row.branch_updated_at,
+    },
+    pending:
+      row.pending_assistant === null
+        ? undefined
+        : {
+            assistant: row.pending_assistant,
+            base_seq: row.pending_base_seq,
+            base_id: row.pending_base_id,
+          },
   };
 }

@@ -18,12 +18,23 @@ export interface SchemaTypes {
   ) => CreateTableBuilder<T, C>;
 }
 
+/** How an engine runs write transactions, as far as the store logic must know. */
+export interface WriteModel {
+  /**
+   * Write transactions run one at a time and hold the whole database from their first statement
+   * (SQLite's `BEGIN IMMEDIATE`): what a write reads stays true until it commits, and rows need
+   * no lock of their own. False where writers interleave (PostgreSQL's READ COMMITTED): a write
+   * locks the rows its decision rests on.
+   */
+  readonly serialWrites: boolean;
+}
+
 /**
  * The seam between the store logic (dialect-neutral kysely queries) and one database engine. The
  * SQLite backend lives in `sqlite/backend.ts`; a PostgreSQL backend implements the same interface
  * and reuses every query of the store unchanged.
  */
-export interface StoreBackend {
+export interface StoreBackend extends WriteModel {
   /** The kysely instance; use it only through `read` and `write`. */
   readonly db: Kysely<StoreDatabase>;
   /**

@@ -20,9 +20,10 @@ import {
   requireBranch,
   requireCheckpoint,
   requireSession,
+  requireTarget,
   type SessionRow,
 } from './session-rows.js';
-import type { StoreBackend } from './store-backend.js';
+import type { StoreBackend, WriteModel } from './store-backend.js';
 import type { StoreDatabase } from './store-database.js';
 import { markCall, readPendingTurn, writePendingTurn } from './turn-journal.js';
 
@@ -77,7 +78,7 @@ export const readOps = {
     db: Db,
     a: { sessionId: string; branch: string },
   ): Promise<PendingTurn | undefined> =>
-    readPendingTurn(db, await requireSession(db, a.sessionId), a.branch),
+    readPendingTurn(db, await requireTarget(db, a.sessionId, a.branch)),
 };
 
 /** The operations that write, each run in a write transaction (or a savepoint of a batch's). */
@@ -88,8 +89,11 @@ export const writeOps = {
   ): Promise<SessionInfo> => insertSession(db, a.id, a.title, a.now),
   deleteSession: (db: Db, a: { sessionId: string }): Promise<void> =>
     removeSession(db, a.sessionId),
-  commit: (db: Db, a: { prepared: PreparedTurn; now: number }): Promise<Checkpoint> =>
-    commitTurn(db, a.prepared, a.now),
+  commit: (
+    db: Db,
+    a: { prepared: PreparedTurn; now: number },
+    { serialWrites }: WriteModel,
+  ): Promise<Checkpoint> => commitTurn(db, a.prepared, a.now, serialWrites),
   rewind: (
     db: Db,
     a: { sessionId: string; checkpointId: string | null; newBranch: string; now: number },
@@ -123,22 +127,38 @@ export const writeOps = {
       callIds: readonly string[];
       now: number;
     },
-  ): Promise<void> => writePendingTurn(db, a.target, a.assistant, a.callIds, a.now),
+    { serialWrites }: WriteModel,
+  ): Promise<void> => writePendingTurn(db, a.target, a.assistant, a.callIds, a.now, serialWrites),
   markCall: (
     db: Db,
     a: { sessionId: string; branch: string; callId: string; result: ToolResultBlock | undefined },
+    { serialWrites }: WriteModel,
   ): Promise<void> =>
-    markCall(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.result),
+    markCall(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.result, serialWrites),
   holdOnQuestion: (
     db: Db,
     a: { sessionId: string; branch: string; callId: string; question: AskedQuestion },
+    { serialWrites }: WriteModel,
   ): Promise<void> =>
-    holdOnQuestion(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.question),
+    holdOnQuestion(
+      db,
+      { sessionId: a.sessionId, branch: a.branch },
+      a.callId,
+      a.question,
+      serialWrites,
+    ),
   claimAnswered: (
     db: Db,
     a: { sessionId: string; branch: string; callId: string; answers: readonly unknown[] },
+    { serialWrites }: WriteModel,
   ): Promise<void> =>
-    claimAnswered(db, { sessionId: a.sessionId, branch: a.branch }, a.callId, a.answers),
+    claimAnswered(
+      db,
+      { sessionId: a.sessionId, branch: a.branch },
+      a.callId,
+      a.answers,
+      serialWrites,
+    ),
 };
 
 /** The name of a read operation. */
@@ -161,12 +181,18 @@ export type OpResult<K extends StoreOp> = Awaited<ReturnType<OpsOf<K>>>;
 export const isWriteOp = (op: string): op is WriteOp => Object.hasOwn(writeOps, op);
 
 /** Runs operation `op` on `db` (already inside the right kind of transaction). */
-export function runOp<K extends StoreOp>(db: Db, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
+export function runOp<K extends StoreOp>(
+  db: Db,
+  op: K,
+  args: OpArgs<K>,
+  model: WriteModel,
+): Promise<OpResult<K>> {
   const run = (isWriteOp(op) ? writeOps[op] : readOps[op as ReadOp]) as (
     db: Db,
     args: unknown,
+    model: WriteModel,
   ) => Promise<OpResult<K>>;
-  return run(db, args);
+  return run(db, args, model);
 }
 
 /**
@@ -187,8 +213,8 @@ export function backendRunner(backend: StoreBackend): StoreRunner {
   return {
     run: (op, args) =>
       isWriteOp(op)
-        ? backend.write((db) => runOp(db, op, args))
-        : backend.read((db) => runOp(db, op, args)),
+        ? backend.write((db) => runOp(db, op, args, backend))
+        : backend.read((db) => runOp(db, op, args, backend)),
     reclaimSpace: () => backend.reclaimSpace(),
     close: () => backend.close(),
   };

@@ -11,12 +11,13 @@ import { assertMessages, canonicalJson } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
 import { toHex } from './content-hash.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
+import { runShape } from './query-shapes.js';
 import {
   type BranchRow,
-  requireBranch,
   requireCheckpoint,
-  requireSession,
+  requireTarget,
   type SessionRow,
+  type Target,
 } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
@@ -34,23 +35,28 @@ export function checkJournaledAssistant(assistant: Message): string[] {
 }
 
 /**
- * Locks the branch row until the transaction ends and returns it as it is now. A no-op update is
- * the one lock both engines spell alike: under PostgreSQL's READ COMMITTED it waits for a
- * concurrent commit or journal write on the branch and the re-read then sees its outcome; under
- * SQLite the write lock is already held.
+ * Locks the branch row until the transaction ends and returns the target as it is now. Where
+ * writes run one at a time (`serialWrites`, SQLite) the write lock is already held, and nothing
+ * is locked. Otherwise (PostgreSQL's READ COMMITTED) a no-op update of the row waits for a
+ * concurrent commit or journal write on the branch, and the lookup after it sees its outcome.
  */
-export async function lockBranch(
+export async function lockTarget(
   db: Kysely<StoreDatabase>,
-  session: SessionRow,
-  name: string,
-): Promise<BranchRow> {
-  await db
-    .updateTable('branches')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('session_seq', '=', session.seq)
-    .where('name', '=', String(name))
-    .execute();
-  return await requireBranch(db, session, name);
+  sessionId: string,
+  branch: string,
+  serialWrites: boolean,
+): Promise<Target> {
+  if (!serialWrites) {
+    await db
+      .updateTable('branches')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('session_seq', '=', (eb) =>
+        eb.selectFrom('sessions').select('seq').where('id', '=', String(sessionId)),
+      )
+      .where('name', '=', String(branch))
+      .execute();
+  }
+  return await requireTarget(db, sessionId, branch);
 }
 
 /** The branch's head checkpoint id (hex), or null for an empty branch. */
@@ -71,20 +77,16 @@ export async function writePendingTurn(
   assistant: Message,
   callIds: readonly string[],
   now: number,
+  serialWrites: boolean,
 ): Promise<void> {
-  const session = await requireSession(db, target.sessionId);
-  const branch = await lockBranch(db, session, target.branch);
-  if (target.baseHead !== null) await requireCheckpoint(db, session, target.baseHead, 'baseHead');
+  const found = await lockTarget(db, target.sessionId, target.branch, serialWrites);
+  const { session, branch, pending: existing } = found;
   const head = headId(branch);
   if (head !== target.baseHead) {
+    // An unknown checkpoint is the caller's mistake, not another writer's doing.
+    if (target.baseHead !== null) await requireCheckpoint(db, session, target.baseHead, 'baseHead');
     throw new SessionConflictError(session.id, target.baseHead, head);
   }
-  const existing = await db
-    .selectFrom('pending_turns')
-    .select(['base_seq', 'assistant'])
-    .where('session_seq', '=', session.seq)
-    .where('branch', '=', branch.name)
-    .executeTakeFirst();
   if (existing && sameSeq(existing.base_seq, branch.head_seq)) {
     const holder = (JSON.parse(existing.assistant) as Message).id;
     if (holder === assistant.id) return;
@@ -95,33 +97,34 @@ export async function writePendingTurn(
       `branch ${JSON.stringify(branch.name)} already has a pending turn on head ${head ?? '(none)'} (assistant message ${JSON.stringify(holder)}, not ${JSON.stringify(assistant.id)}): another writer is running it`,
     );
   }
-  await clearPendingTurn(db, session.seq, branch.name);
-  await db
-    .insertInto('pending_turns')
-    .values({
-      session_seq: session.seq,
-      branch: branch.name,
-      base_seq: branch.head_seq,
-      assistant: canonicalJson(assistant),
-      created_at: now,
-    })
-    .execute();
+  // The lookup ran under the branch's lock: no pending turn it did not see can be there.
+  if (existing) await clearPendingTurn(db, session.seq, branch.name);
+  const turn = [session.seq, branch.name, branch.head_seq, canonicalJson(assistant), now] as const;
+  await runShape(db, 'pending-turn', turn, (session_seq, name, base_seq, json, created_at) =>
+    db.insertInto('pending_turns').values({
+      session_seq,
+      branch: name,
+      base_seq,
+      assistant: json,
+      created_at,
+    }),
+  );
   if (callIds.length === 0) return;
-  await db
-    .insertInto('pending_calls')
-    .values(
-      callIds.map((call_id, position) => ({
-        session_seq: session.seq,
-        branch: branch.name,
-        call_id,
-        position,
+  const calls = callIds.flatMap((callId, position) => [session.seq, branch.name, callId, position]);
+  await runShape(db, `pending-calls:${callIds.length}`, calls, (...slots) =>
+    db.insertInto('pending_calls').values(
+      callIds.map((_, at) => ({
+        session_seq: slots[4 * at] as number,
+        branch: slots[4 * at + 1] as string,
+        call_id: slots[4 * at + 2] as string,
+        position: slots[4 * at + 3] as number,
         started: 0,
         result: null,
         question: null,
         answers: null,
       })),
-    )
-    .execute();
+    ),
+  );
 }
 
 /** Rejects a call id that is not a non-empty string. */
@@ -149,50 +152,58 @@ export async function markCall(
   target: { sessionId: string; branch: string },
   callId: string,
   result: ToolResultBlock | undefined,
+  serialWrites: boolean,
 ): Promise<void> {
-  const session = await requireSession(db, target.sessionId);
-  const branch = await lockBranch(db, session, target.branch);
+  const { session, branch } = await lockTarget(db, target.sessionId, target.branch, serialWrites);
   // A start is a claim: only a call nobody started can be started, so two writers finishing the
   // same turn (a live one and one that took it for crashed) never both run it.
-  let update = db
-    .updateTable('pending_calls')
-    .set(
-      result === undefined
-        ? { started: 1 }
-        : // A finished call waits on no question any more.
-          { started: 1, result: canonicalJson(result), question: null },
-    )
-    .where('session_seq', '=', session.seq)
-    .where('branch', '=', branch.name)
-    .where('call_id', '=', callId);
-  if (result === undefined) update = update.where('started', '=', 0);
-  const { numUpdatedRows } = await update.executeTakeFirst();
-  if (numUpdatedRows !== 1n)
+  const where = [session.seq, branch.name, callId] as const;
+  const { numAffectedRows } =
+    result === undefined
+      ? await runShape(db, 'call-start', where, (session_seq, name, call_id) =>
+          db
+            .updateTable('pending_calls')
+            .set({ started: 1 })
+            .where('session_seq', '=', session_seq)
+            .where('branch', '=', name)
+            .where('call_id', '=', call_id)
+            .where('started', '=', 0),
+        )
+      : await runShape(
+          db,
+          'call-end',
+          [canonicalJson(result), ...where] as const,
+          (json, session_seq, name, call_id) =>
+            db
+              .updateTable('pending_calls')
+              // A finished call waits on no question any more.
+              .set({ started: 1, result: json, question: null })
+              .where('session_seq', '=', session_seq)
+              .where('branch', '=', name)
+              .where('call_id', '=', call_id),
+        );
+  if (BigInt(numAffectedRows ?? 0n) !== 1n)
     await conflictOnCall(db, session, branch, callId, 'was already started by another writer');
 }
 
-/** The pending turn of a branch, or undefined. */
+/** The pending turn of a target's branch, or undefined. */
 export async function readPendingTurn(
   db: Kysely<StoreDatabase>,
-  session: SessionRow,
-  branchName: string,
+  { session, branch, pending: turn }: Target,
 ): Promise<PendingTurn | undefined> {
-  const branch = await requireBranch(db, session, branchName);
-  const turn = await db
-    .selectFrom('pending_turns as t')
-    .leftJoin('checkpoints as c', 'c.seq', 't.base_seq')
-    .select(['t.assistant', 'c.id as base_id'])
-    .where('t.session_seq', '=', session.seq)
-    .where('t.branch', '=', branch.name)
-    .executeTakeFirst();
   if (!turn) return undefined;
-  const rows = await db
-    .selectFrom('pending_calls')
-    .select(['call_id', 'started', 'result', 'question', 'answers'])
-    .where('session_seq', '=', session.seq)
-    .where('branch', '=', branch.name)
-    .orderBy('position')
-    .execute();
+  const { rows } = await runShape(
+    db,
+    'pending-calls',
+    [session.seq, branch.name] as const,
+    (session_seq, name) =>
+      db
+        .selectFrom('pending_calls')
+        .select(['call_id', 'started', 'result', 'question', 'answers'])
+        .where('session_seq', '=', session_seq)
+        .where('branch', '=', name)
+        .orderBy('position'),
+  );
   const assistant = JSON.parse(turn.assistant) as Message;
   const calls = new Map(toolUsesOf(assistant).map((call) => [call.id, call]));
   return {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SessionStoreUnavailableError } from '@mh/core';
 import { type Kysely, sql } from 'kysely';
 import { SessionStoreBusyError } from '../errors.js';
+import { keepShapes, type ShapeCache } from '../query-shapes.js';
 import type { StoreBackend } from '../store-backend.js';
 import type { StoreDatabase } from '../store-database.js';
 import { classifyPostgresError, type PostgresErrorVerdict } from './errors.js';
@@ -52,6 +53,10 @@ const interval = (ms: number): string => `'${Math.trunc(ms)}ms'`;
 
 /** The PostgreSQL implementation of the store's backend: a connection pool behind kysely. */
 export class PostgresBackend implements StoreBackend {
+  /** Writers interleave under READ COMMITTED: a write locks the rows it decides on. */
+  readonly serialWrites = false;
+  /** The hot queries, compiled once for this schema (`query-shapes.ts`). */
+  readonly #shapes: ShapeCache = new Map();
   /** The kysely instance over the pool (tables unqualified: transactions add the schema). */
   readonly db: Kysely<StoreDatabase>;
   readonly #schema: string;
@@ -192,7 +197,7 @@ export class PostgresBackend implements StoreBackend {
     await sql.raw(begin).execute(connection);
     let result: T;
     try {
-      result = await work(connection.withSchema(this.#schema));
+      result = await work(keepShapes(connection.withSchema(this.#schema), this.#shapes));
     } catch (error) {
       // The connection may be dead already; the error that matters is the first one.
       await sql`rollback`.execute(connection).catch(() => undefined);

@@ -16,6 +16,7 @@ import {
 import { SessionFileError, SessionStoreBusyError } from '../errors.js';
 import { MIGRATION_NAMES, migrationProvider } from '../migrations.js';
 import { loadOptionalPeer } from '../optional-peer.js';
+import { keepShapes, type ShapeCache } from '../query-shapes.js';
 import type { SchemaTypes, StoreBackend } from '../store-backend.js';
 import type { StoreDatabase } from '../store-database.js';
 import { APPLICATION_ID, checkSqliteHeader } from './header.js';
@@ -199,11 +200,15 @@ class BatchLostError extends Error {
  * block the thread they run on; `SqliteThread` runs it on a thread of its own.
  */
 export class SqliteBackend implements StoreBackend {
+  /** `BEGIN IMMEDIATE`: one write transaction at a time holds the whole file. */
+  readonly serialWrites = true;
   /** The kysely instance over the connection. */
   readonly db: Kysely<StoreDatabase>;
   readonly #database: Database.Database;
   readonly #path: string;
   readonly #busyTimeoutMs: number;
+  /** The hot queries, compiled once for this connection (`query-shapes.ts`). */
+  readonly #shapes: ShapeCache = new Map();
 
   constructor(
     database: Database.Database,
@@ -223,7 +228,7 @@ export class SqliteBackend implements StoreBackend {
   /** Runs `work` under `BEGIN IMMEDIATE`. */
   async write<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction().execute(work);
+      return await this.db.transaction().execute((trx) => work(keepShapes(trx, this.#shapes)));
     } catch (error) {
       throw this.#translate(error);
     }
@@ -249,6 +254,7 @@ export class SqliteBackend implements StoreBackend {
     const settled: Settled[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {
+        keepShapes(trx, this.#shapes);
         for (const [index, work] of works.entries()) {
           const savepoint = `batch_${index}`;
           await sql.raw(`savepoint ${savepoint}`).execute(trx);
@@ -276,7 +282,10 @@ export class SqliteBackend implements StoreBackend {
   /** Runs `work` in a deferred (read) transaction: one snapshot of the WAL. */
   async read<T>(work: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction().setAccessMode('read only').execute(work);
+      return await this.db
+        .transaction()
+        .setAccessMode('read only')
+        .execute((trx) => work(keepShapes(trx, this.#shapes)));
     } catch (error) {
       throw this.#translate(error);
     }

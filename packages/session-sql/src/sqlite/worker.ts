@@ -89,7 +89,8 @@ async function serveOne(request: ThreadRequest): Promise<void> {
       value = openBackend().durability();
     } else {
       const op = request.op;
-      value = await openBackend().read((db) => runOp(db, op, request.args as never));
+      const backend = openBackend();
+      value = await backend.read((db) => runOp(db, op, request.args as never, backend));
     }
     settle(request.id, { ok: true, value });
   } catch (error) {
@@ -98,16 +99,17 @@ async function serveOne(request: ThreadRequest): Promise<void> {
 }
 
 async function serveWrites(batch: readonly ThreadRequest[]): Promise<void> {
-  const works = batch.map((request) => {
-    const op = request.op as StoreOp;
-    const args = reviveArgs(op, request.args);
-    return (db: Kysely<StoreDatabase>) => runOp(db, op, args as never);
-  });
   let settled: Awaited<ReturnType<SqliteBackend['writeBatch']>>;
   try {
-    settled = await openBackend().writeBatch(works);
+    const backend = openBackend();
+    const works = batch.map((request) => {
+      const op = request.op as StoreOp;
+      const args = reviveArgs(op, request.args);
+      return (db: Kysely<StoreDatabase>) => runOp(db, op, args as never, backend);
+    });
+    settled = await backend.writeBatch(works);
   } catch (error) {
-    settled = works.map(() => ({ ok: false, error }));
+    settled = batch.map(() => ({ ok: false, error }));
   }
   for (const [index, request] of batch.entries()) {
     const outcome = settled[index];
