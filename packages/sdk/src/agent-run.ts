@@ -12,6 +12,7 @@ import {
   type RunResult,
   type RunStatus,
   runLoop,
+  SessionConflictError,
   type StepRunner,
   stepExecutor,
 } from '@mh/core';
@@ -68,32 +69,40 @@ export async function* runAgent(
   let loopStarted = false;
   let settledStatus: RunStatus | undefined;
   try {
-    const opened = yield* open(conversation, run);
     // Calls a new prompt answered as not run join the history with it, never alone: a run
     // stopped (abandoned, killed) before its prompt is kept leaves them waiting.
     let movedOn: readonly Message[] = [];
-    if (opened !== true) {
-      if (opened === false) return;
-      if ('movedOn' in opened) movedOn = opened.movedOn;
-      else if ('interrupted' in opened) {
-        settled = true;
-        yield { type: 'run-end', result: opened.interrupted };
-        return;
-      } else {
-        settled = true;
-        conversation.invalidate();
-        yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
-        return;
+    let refused: unknown;
+    // A prompt is first committed without reading the journal, refusing a pending turn; when the
+    // store refuses it, the journal is read and the turn finished, then the prompt committed.
+    for (let readJournal = false; ; readJournal = true) {
+      const opened = yield* open(conversation, run, readJournal);
+      if (opened !== true && opened !== UNREAD) {
+        if (opened === false) return;
+        if ('movedOn' in opened) movedOn = opened.movedOn;
+        else if ('interrupted' in opened) {
+          settled = true;
+          yield { type: 'run-end', result: opened.interrupted };
+          return;
+        } else {
+          settled = true;
+          conversation.invalidate();
+          yield { type: 'run-end', result: failedBeforeStart(opened.error, conversation.history) };
+          return;
+        }
       }
+      if (movedOn.length > 0) conversation.held = undefined;
+      if (message) conversation.history = [...conversation.history, ...movedOn, message];
+      else if (conversation.history.at(-1)?.role !== 'user') return;
+      // The prompt is durable before the model sees it: a crash now resumes by answering it.
+      const pendingTurn = opened === UNREAD ? 'refuse' : 'clear';
+      refused = await session?.commitThrough(conversation.history, {}, pendingTurn).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (opened !== UNREAD || !refusedOverPendingTurn(refused)) break;
+      conversation.history = conversation.history.slice(0, -1);
     }
-    if (movedOn.length > 0) conversation.held = undefined;
-    if (message) conversation.history = [...conversation.history, ...movedOn, message];
-    else if (conversation.history.at(-1)?.role !== 'user') return;
-    // The prompt is durable before the model sees it: a crash now resumes by answering it.
-    const refused = await session?.commitThrough(conversation.history).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
     if (refused !== undefined) {
       settled = true;
       conversation.invalidate(); // another writer moved the session
@@ -156,15 +165,29 @@ export async function* runAgent(
   }
 }
 
+/** `open` went on without reading the journal: the prompt's commit must refuse a pending turn. */
+const UNREAD: unique symbol = Symbol('journal not read');
+
+/** The store refused a `pendingTurn: 'refuse'` commit over a turn journaled on the unmoved head. */
+const refusedOverPendingTurn = (error: unknown): boolean =>
+  SessionConflictError.isInstance(error) && error.expectedHead === error.actualHead;
+
 /**
  * Everything before the prompt joins the history: a reset under way, the session's history,
  * and the turn a crash interrupted. Resolves to true to go on, false when there is nothing to
  * resume, or the store's failure. A prompt whose id the conversation already holds is refused.
+ * Unless `readJournal`, a prompt with no decisions goes on without reading the session's journal
+ * (`UNREAD`): its commit then refuses a pending turn, which costs a read of the store per run.
  */
 async function* open(
   conversation: AgentConversation,
   run: AgentRun,
-): AsyncGenerator<AgentEvent, boolean | { readonly error: unknown } | Recovered, void> {
+  readJournal: boolean,
+): AsyncGenerator<
+  AgentEvent,
+  boolean | typeof UNREAD | { readonly error: unknown } | Recovered,
+  void
+> {
   const { message } = run;
   const session = conversation.session;
   try {
@@ -188,6 +211,7 @@ async function* open(
     await session.ensureCreated(
       message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
     );
+    if (!readJournal && message && run.decisions.size === 0) return UNREAD;
     return yield* recover(conversation, session, run);
   } catch (error) {
     // A decision that names no waiting call, or whose token fails, is the caller's mistake.

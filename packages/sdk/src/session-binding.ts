@@ -1,6 +1,7 @@
 import {
   applyCompactionPatch,
   type CheckpointMeta,
+  type CommitOptions,
   type CompactionPatch,
   ConfigError,
   type ContextMeterState,
@@ -217,10 +218,14 @@ export class SessionBinding {
    * Commits, as one checkpoint, the messages of `history` the store does not hold yet: its
    * newest messages after the last stored one.
    */
-  async commitThrough(history: readonly Message[], meta: CheckpointMeta = {}): Promise<void> {
+  async commitThrough(
+    history: readonly Message[],
+    meta: CheckpointMeta = {},
+    pendingTurn: CommitOptions['pendingTurn'] = 'clear',
+  ): Promise<void> {
     const fresh = unknownSuffix(history, this.#known);
     if (fresh.length === 0) return;
-    await this.#commit(fresh, meta);
+    await this.#commit(fresh, meta, pendingTurn);
   }
 
   /**
@@ -269,7 +274,11 @@ export class SessionBinding {
     return this.#session.store.journalEnd(this.#session.id, this.#branch, callId, result);
   }
 
-  async #commit(messages: readonly Message[], meta: CheckpointMeta): Promise<void> {
+  async #commit(
+    messages: readonly Message[],
+    meta: CheckpointMeta,
+    pendingTurn: CommitOptions['pendingTurn'] = 'clear',
+  ): Promise<void> {
     const patches = this.#pendingPatches;
     const extra: Record<string, unknown> = { ...meta.extra };
     if (patches.length > 0) extra.compactions = patches;
@@ -278,7 +287,7 @@ export class SessionBinding {
     const checkpoint = await this.#session.store.commit(
       this.#session.id,
       { messages, meta: withPatches },
-      { expectedHead: this.#head, branch: this.#branch },
+      { expectedHead: this.#head, branch: this.#branch, pendingTurn },
     );
     this.#pendingPatches = [];
     this.#head = checkpoint.id;

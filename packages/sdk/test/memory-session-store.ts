@@ -119,6 +119,9 @@ export class MemorySessionStore implements SessionStore {
     if (!branch) throw new ConfigError('branch', `no branch ${name}`);
     if (branch.head !== options.expectedHead)
       throw new SessionConflictError(id, options.expectedHead, branch.head);
+    const pending = session.pending.get(name);
+    if (options.pendingTurn === 'refuse' && pending && pending.baseHead === branch.head)
+      throw new SessionConflictError(id, branch.head, branch.head, `${name} has a pending turn`);
     const parent = branch.head === null ? undefined : this.checkpoints.get(branch.head)?.checkpoint;
     const checkpoint: Checkpoint = {
       id: `cp${this.#next++}`,

@@ -88,6 +88,58 @@ async function step(name: string): Promise<void> {
   expect(ran).toEqual([`${name}:c2`]);
 }
 
+describe('the journal a prompt reads', () => {
+  it('is not read for a prompt: the prompt’s commit refuses a pending turn instead', async () => {
+    await step('look');
+    const agent = new Agent({
+      provider: scripted([{ toolCalls: [{ id: 'c2', name: 'look', input: {} }] }, { text: 'ok' }]),
+      model: 'claude-sonnet-4-5',
+      tools: [look],
+      session: { store, id: 's1' },
+    });
+    calls.clear();
+    await agent.run('again');
+    expect(calls.get('pendingTurn') ?? 0).toBe(0);
+    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+  });
+
+  it('finishes a turn another writer journaled on this agent’s head before the prompt lands', async () => {
+    const agent = new Agent({
+      provider: scripted([{ text: 'first' }, { text: 'second' }]),
+      model: 'claude-sonnet-4-5',
+      tools: [look, peek, save, send],
+      permissions: { grants: ['write'] },
+      session: { store, id: 's1' },
+    });
+    await agent.run('one');
+    // Another process, on the head this agent holds, journals a turn, starts `send` and dies.
+    const { head } = await store.load('s1');
+    const assistant: Message = {
+      id: 'theirs',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'x1', name: 'send', input: {} }],
+    };
+    await store.journalTurn('s1', 'main', head, assistant);
+    await store.journalStart('s1', 'main', 'x1');
+    ran.length = 0;
+    calls.clear();
+    expect((await agent.run('two')).status).toBe('completed');
+    // The refused commit, one read of the journal, then the prompt with the turn finished.
+    expect(calls.get('pendingTurn')).toBe(1);
+    expect(ran).toEqual([]);
+    const { messages } = await store.load('s1');
+    expect(validateHistory(messages)).toEqual([]);
+    const ids = messages.map((message) => message.id);
+    expect(ids.indexOf('theirs')).toBeGreaterThan(-1);
+    expect(ids.indexOf('theirs')).toBeLessThan(ids.length - 2);
+    expect(resultText(messages)).toBe(
+      interruptedOutcomeText({ type: 'tool_use', id: 'x1', name: 'send', input: {} }),
+    );
+    expect(messages.at(-1)?.content).toEqual([{ type: 'text', text: 'second' }]);
+    expect(await store.pendingTurn('s1', 'main')).toBeUndefined();
+  });
+});
+
 describe('the durable writes of one step', () => {
   it('a read tool: the prompt, the journal before the tools, the tool turn and the answer', async () => {
     await step('look');

@@ -17,7 +17,7 @@ import {
 import { packBody } from './message-codec.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
 import { runShape } from './query-shapes.js';
-import { requireBranch, requireTarget } from './session-rows.js';
+import { requireBranch, requireTarget, sameSeq } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** A turn to commit, validated and encoded outside the transaction. */
@@ -30,6 +30,8 @@ export interface PreparedTurn {
   readonly meta: CheckpointMeta;
   /** The content-derived id the checkpoint will have if it lands on `expectedHead`. */
   readonly id: Buffer;
+  /** Fail rather than clear a pending turn journaled on `expectedHead` (`pendingTurn: 'refuse'`). */
+  readonly refusePending: boolean;
 }
 
 /** Validates and hashes a turn: all the CPU work, so the write lock is held briefly. */
@@ -38,18 +40,23 @@ export function prepareTurn(
   turn: { readonly messages: readonly Message[]; readonly meta: CheckpointMeta },
   expectedHead: string | null,
   branch: string | undefined,
+  pendingTurn: unknown = 'clear',
 ): PreparedTurn {
   assertMessages(turn?.messages, 'messages');
   if (turn.messages.length === 0) throw new ConfigError('messages', 'a turn needs a message');
   if (expectedHead !== null && typeof expectedHead !== 'string') {
     throw new ConfigError('expectedHead', 'expected a checkpoint id or null');
   }
+  if (pendingTurn !== 'clear' && pendingTurn !== 'refuse') {
+    throw new ConfigError('pendingTurn', "expected 'clear' or 'refuse'");
+  }
   const messages = turn.messages.map(encodeMessage);
   const metaJson = encodeMeta(turn.meta ?? {});
   const id = checkpointId(sessionId, expectedHead, messages, metaJson);
   // The meta as stored (a copy), so the returned checkpoint equals what `load` gives back.
   const meta = JSON.parse(metaJson) as CheckpointMeta;
-  return { sessionId, branch, expectedHead, messages, metaJson, meta, id };
+  const refusePending = pendingTurn === 'refuse';
+  return { sessionId, branch, expectedHead, messages, metaJson, meta, id, refusePending };
 }
 
 /** Inserts the bodies that are new and returns every message's key, in the turn's order. */
@@ -121,6 +128,22 @@ function describe(turn: PreparedTurn, seqTurn: number, createdAt: number): Check
   };
 }
 
+/** The conflict of a commit told to refuse the pending turn it found on the head. */
+function pendingConflict(
+  sessionId: string,
+  branch: string,
+  head: string | null,
+  assistantJson: string,
+): SessionConflictError {
+  const holder = (JSON.parse(assistantJson) as Message).id;
+  return new SessionConflictError(
+    sessionId,
+    head,
+    head,
+    `branch ${JSON.stringify(branch)} has a pending turn on head ${head ?? '(none)'} (assistant message ${JSON.stringify(holder)}): finish it before committing`,
+  );
+}
+
 /** The checkpoint `id` of the session, if it is stored. */
 async function findCheckpoint(
   db: Kysely<StoreDatabase>,
@@ -156,6 +179,9 @@ export async function commitTurn(
       return describe(turn, existing.turn, existing.created_at);
     }
     throw new SessionConflictError(session.id, turn.expectedHead, actual);
+  }
+  if (turn.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
+    throw pendingConflict(session.id, branch.name, actual, pending.assistant);
   }
   const values = {
     id: turn.id,
@@ -229,6 +255,19 @@ export async function commitTurn(
     // A concurrent retry of this very turn landed first: that is this commit's outcome too.
     if (head === toHex(turn.id)) return describe(turn, target.turn, target.created_at);
     throw new SessionConflictError(session.id, turn.expectedHead, head);
+  }
+  if (turn.refusePending && !serialWrites) {
+    // Under READ COMMITTED a turn may have been journaled since the lookup; the branch row is
+    // locked now (the head move), so what this read finds stays until the commit.
+    const journaled = await db
+      .selectFrom('pending_turns')
+      .select(['base_seq', 'assistant'])
+      .where('session_seq', '=', session.seq)
+      .where('branch', '=', branch.name)
+      .executeTakeFirst();
+    if (journaled && sameSeq(journaled.base_seq, branch.head_seq)) {
+      throw pendingConflict(session.id, branch.name, actual, journaled.assistant);
+    }
   }
   await runShape(db, 'touch-session', [now, session.seq], (updated_at, seq) =>
     db.updateTable('sessions').set({ updated_at }).where('seq', '=', seq),

@@ -115,6 +115,10 @@ export function toSessionInfo(row: SessionRow, turns: number): SessionInfo {
   };
 }
 
+/** Whether two row keys are the same (null: an empty branch's head); drivers differ in type. */
+export const sameSeq = (a: number | null, b: number | null): boolean =>
+  a === null || b === null ? a === b : Number(a) === Number(b);
+
 /** A branch's pending turn as a target lookup finds it. */
 export interface PendingRow {
   /** The assistant message, as canonical JSON. */

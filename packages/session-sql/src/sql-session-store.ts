@@ -109,7 +109,13 @@ export class SqlSessionStore implements SessionStore {
     turn: { readonly messages: readonly Message[]; readonly meta: CheckpointMeta },
     options: CommitOptions,
   ): Promise<Checkpoint> {
-    const prepared = prepareTurn(sessionId, turn, options?.expectedHead, options?.branch);
+    const prepared = prepareTurn(
+      sessionId,
+      turn,
+      options?.expectedHead,
+      options?.branch,
+      options?.pendingTurn,
+    );
     return await this.#run('commit', { prepared, now: this.#hooks.now() });
   }
 

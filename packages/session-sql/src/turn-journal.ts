@@ -17,6 +17,7 @@ import {
   requireCheckpoint,
   requireTarget,
   type SessionRow,
+  sameSeq,
   type Target,
 } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
@@ -62,9 +63,6 @@ export async function lockTarget(
 /** The branch's head checkpoint id (hex), or null for an empty branch. */
 export const headId = (branch: BranchRow): string | null =>
   branch.head_id === null ? null : toHex(branch.head_id);
-
-const sameSeq = (a: number | null, b: number | null): boolean =>
-  a === null || b === null ? a === b : Number(a) === Number(b);
 
 /**
  * Journals `assistant` on `baseHead` with all calls not started, as one compare-and-set on the

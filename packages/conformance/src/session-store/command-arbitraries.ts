@@ -31,7 +31,12 @@ export function commandArbitraries(has: {
         .tuple(fc.option(textArb, { nil: undefined }), fc.boolean())
         .map(([title, dup]) => new CreateSessionCommand(title, dup)),
     ],
-    [6, fc.tuple(pick, branch, turnSpecArb).map(([s, b, spec]) => new CommitCommand(s, b, spec))],
+    [
+      6,
+      fc
+        .tuple(pick, branch, turnSpecArb, fc.boolean())
+        .map(([s, b, spec, refuse]) => new CommitCommand(s, b, spec, refuse)),
+    ],
     [
       2,
       fc

@@ -59,25 +59,50 @@ export function recordCommit(
   branch.lastCommit = { turn, expectedHead, id: checkpoint.id };
 }
 
-/** Commits a new turn on the branch's head: it lands, the head moves, the pending turn clears. */
+/**
+ * Commits a new turn on the branch's head: it lands, the head moves, the pending turn clears.
+ * With `refuse` (`pendingTurn: 'refuse'`), a turn journaled on that head makes it fail with a
+ * conflict on the unmoved head instead, changing nothing.
+ */
 export class CommitCommand extends StoreCommand {
   readonly kind = 'commit';
   readonly session: number;
   readonly branch: number | null;
   readonly spec: TurnSpec;
-  constructor(session: number, branch: number | null, spec: TurnSpec) {
+  readonly refuse: boolean;
+  constructor(session: number, branch: number | null, spec: TurnSpec, refuse = false) {
     super();
     this.session = session;
     this.branch = branch;
     this.spec = spec;
+    this.refuse = refuse;
   }
 
   protected async apply(model: StoreModel, real: StoreHarness): Promise<Touched[]> {
     const t = target(model, this.session, this.branch);
     if (!t) return [];
-    const expectedHead = t.session.branch(t.branch).head;
+    const { head: expectedHead, pending } = t.session.branch(t.branch);
     const turn = buildTurn(model, this.spec);
-    const options = this.branch === null ? { expectedHead } : { expectedHead, branch: t.branch };
+    const options = {
+      expectedHead,
+      ...(this.branch === null ? {} : { branch: t.branch }),
+      ...(this.refuse ? { pendingTurn: 'refuse' as const } : {}),
+    };
+    if (this.refuse && pending && pending.baseHead === expectedHead) {
+      const error = await expectRejection(
+        real.store.commit(t.session.id, turn, options),
+        'conflict',
+        `commit(${t.session.id}/${t.branch}, refuse) over the turn journaled on ${short(expectedHead)}`,
+      );
+      const { sessionId, expectedHead: expected, actualHead } = error as Record<string, unknown>;
+      same(
+        { sessionId, expected, actualHead },
+        { sessionId: t.session.id, expected: expectedHead, actualHead: expectedHead },
+        'SessionConflictError fields',
+      );
+      this.done = `${t.session.id}/${t.branch} refused over ${pending.assistant.id}`;
+      return [{ session: t.session, branch: t.branch }];
+    }
     const checkpoint = await expectSuccess(
       real.store.commit(t.session.id, turn, options),
       `commit(${t.session.id}, ${this.branch === null ? 'current' : t.branch}, expectedHead ${short(expectedHead)})`,
@@ -88,7 +113,8 @@ export class CommitCommand extends StoreCommand {
   }
 
   protected describe(): string {
-    return `commit(session ${this.session}, branch ${this.branch ?? 'current'}, ${this.spec.kind})`;
+    const how = this.refuse ? ', refuse' : '';
+    return `commit(session ${this.session}, branch ${this.branch ?? 'current'}, ${this.spec.kind}${how})`;
   }
 }
 

@@ -117,6 +117,15 @@ export interface CommitOptions {
   readonly expectedHead: string | null;
   /** The branch (default: the session's current branch). */
   readonly branch?: string;
+  /**
+   * What to do with a pending turn journaled on the expected head (a turn whose tools were
+   * running, or that waits on a person): `'clear'` it, as every commit does by default, or
+   * `'refuse'` the commit with a `SessionConflictError` whose `expectedHead` and `actualHead`
+   * are both that head, so the writer finishes the turn first. A stale pending turn (built on
+   * another head) is cleared either way. `'refuse'` lets a writer commit a new prompt without
+   * reading the journal first: the store checks inside the commit.
+   */
+  readonly pendingTurn?: 'clear' | 'refuse';
 }
 
 /**
