@@ -196,10 +196,7 @@ async function* open(
     return { error };
   }
   // Also the messages compaction folded from the view: the store still holds them.
-  if (
-    message &&
-    (session?.holds(message.id) || conversation.history.some((known) => known.id === message.id))
-  ) {
+  if (message && inConversation(conversation.history, session, message.id)) {
     throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
   }
   if (!session) return yield* recover(conversation, undefined, run);
@@ -218,6 +215,25 @@ async function* open(
     if (ConfigError.isInstance(error) && error.field.startsWith('options.decisions')) throw error;
     return { error };
   }
+}
+
+/**
+ * Whether a message with this id is in `history` or, with a session, stored on its branch. The
+ * session holds every message up to the last one it stored, so only the messages after that one
+ * are looked at: a run costs the same at turn 10 and turn 10,000.
+ */
+function inConversation(
+  history: readonly Message[],
+  session: SessionBinding | undefined,
+  id: string,
+): boolean {
+  if (session?.holds(id)) return true;
+  for (let index = history.length - 1; index >= 0; index--) {
+    const known = (history[index] as Message).id;
+    if (known === id) return true;
+    if (session?.holds(known)) return false;
+  }
+  return false;
 }
 
 /** The mistake of decisions given when no call waits for one. */
