@@ -199,7 +199,8 @@ export async function requireTarget(
     current_branch: row.current_branch,
   };
   if (row.branch_name === null || row.branch_updated_at === null) {
-    const name = branchName ?? session.current_branch;
+    // The branch looked up: a null or other non-string name is reported as given, not as current.
+    const name = current ? session.current_branch : branchName;
     throw new ConfigError(
       'branch',
       `unknown branch ${JSON.stringify(name)} in session ${JSON.stringify(session.id)}`,
