@@ -208,7 +208,9 @@ async function* open(
     await session.ensureCreated(
       message ? messageText(message).replace(/\s+/g, ' ').slice(0, 80) : undefined,
     );
-    if (!readJournal && message && run.decisions.size === 0) return UNREAD;
+    if (!readJournal && message && run.decisions.size === 0 && session.refusesPendingTurn) {
+      return UNREAD;
+    }
     return yield* recover(conversation, session, run);
   } catch (error) {
     // A decision that names no waiting call, or whose token fails, is the caller's mistake.

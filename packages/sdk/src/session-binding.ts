@@ -93,6 +93,11 @@ export class SessionBinding {
     return this.#session.id;
   }
 
+  /** Whether the store's `commit` honours `pendingTurn: 'refuse'` (it says so). */
+  get refusesPendingTurn(): boolean {
+    return this.#session.store.refusesPendingTurn === true;
+  }
+
   /** The branch in use. */
   get branch(): string {
     return this.#branch;

@@ -108,6 +108,8 @@ export class MemorySessionStore implements SessionStore {
     return { sessionId: id, branch: name, head: head.head, messages, checkpoints };
   }
 
+  readonly refusesPendingTurn = true;
+
   async commit(
     id: string,
     turn: { messages: readonly Message[]; meta: CheckpointMeta },

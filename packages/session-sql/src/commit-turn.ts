@@ -16,7 +16,7 @@ import {
 } from './content-hash.js';
 import { packBody } from './message-codec.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
-import { runShape } from './query-shapes.js';
+import { runShape, sizedKey } from './query-shapes.js';
 import { requireBranch, requireTarget, sameSeq } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
@@ -81,7 +81,7 @@ async function storeMessages(
     // the rows it inserted; only bodies stored before (a shared history) need looking up.
     const rows = missing.map((message) => ({ hash: message.hash, ...packBody(message.body) }));
     const values = rows.flatMap((row) => [row.hash, row.codec, row.body]);
-    const inserted = await runShape(db, `messages:${rows.length}`, values, (...slots) =>
+    const inserted = await runShape(db, sizedKey('messages', rows.length), values, (...slots) =>
       db
         .insertInto('messages')
         .values(
@@ -171,7 +171,9 @@ export async function commitTurn(
   now: number,
   serialWrites: boolean,
 ): Promise<Checkpoint> {
-  const { session, branch, pending } = await requireTarget(db, turn.sessionId, turn.branch);
+  // No branch (undefined or null, as before the one-statement lookup): the current one.
+  const named = turn.branch ?? undefined;
+  const { session, branch, pending } = await requireTarget(db, turn.sessionId, named);
   const actual = branch.head_id === null ? null : toHex(branch.head_id);
   if (actual !== turn.expectedHead) {
     const existing = await findCheckpoint(db, turn.id, session.seq);
@@ -214,7 +216,7 @@ export async function commitTurn(
       position,
       message_seq,
     ]);
-    await runShape(db, `links:${messageSeqs.length}`, links, (...slots) =>
+    await runShape(db, sizedKey('links', messageSeqs.length), links, (...slots) =>
       db.insertInto('checkpoint_messages').values(
         messageSeqs.map((_, at) => ({
           checkpoint_seq: slots[3 * at] as number,

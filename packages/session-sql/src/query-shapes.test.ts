@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { keepShapes, runShape, type ShapeCache } from './query-shapes.js';
+import { keepShapes, MAX_SHAPES, runShape, type ShapeCache, sizedKey } from './query-shapes.js';
 
 interface Db {
   notes: { id: number; text: string };
@@ -61,6 +61,29 @@ describe('runShape', () => {
         shaped.selectFrom('notes').select('text').where('id', '=', id),
       ),
     ).rejects.toThrow('query shape dropped: value 1 is not a parameter');
+    await db.destroy();
+  });
+
+  it('keeps at most MAX_SHAPES shapes, and none for a query without a key', async () => {
+    const { db } = database();
+    await sql`create table notes (id integer primary key, text text)`.execute(db);
+    const cache: ShapeCache = new Map();
+    const shaped = keepShapes(db, cache);
+    for (let id = 1; id <= MAX_SHAPES + 10; id++) {
+      await runShape(shaped, `insert-${id}`, [id, `n${id}`] as const, (id, text) =>
+        shaped.insertInto('notes').values({ id, text }),
+      );
+    }
+    await runShape(shaped, undefined, [0, 'zero'] as const, (id, text) =>
+      shaped.insertInto('notes').values({ id, text }),
+    );
+    expect(cache.size).toBe(MAX_SHAPES);
+    const { rows } = await runShape(shaped, undefined, [] as const, () =>
+      shaped.selectFrom('notes').select(({ fn }) => fn.countAll<number>().as('n')),
+    );
+    expect(rows).toEqual([{ n: MAX_SHAPES + 11 }]);
+    expect(sizedKey('rows', 16)).toBe('rows:16');
+    expect(sizedKey('rows', 17)).toBeUndefined();
     await db.destroy();
   });
 

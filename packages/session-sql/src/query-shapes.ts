@@ -22,6 +22,19 @@ interface Shape {
 /** The shapes of one database, by key. */
 export type ShapeCache = Map<string, Shape>;
 
+/** At most this many shapes per database: past it, a query is built anew, as kysely does. */
+export const MAX_SHAPES = 64;
+
+/** Rows of a multi-row insert up to which each count gets a shape of its own. */
+const MAX_SHAPED_ROWS = 16;
+
+/**
+ * The key of a query with `rows` rows (a multi-row insert): each count is a shape of its own up to
+ * 16 rows; beyond, none (a shape's SQL and tree grow with its rows, and a turn that size is rare).
+ */
+export const sizedKey = (base: string, rows: number): string | undefined =>
+  rows <= MAX_SHAPED_ROWS ? `${base}:${rows}` : undefined;
+
 /** The transactions whose database keeps compiled shapes, and where. */
 const caches = new WeakMap<object, ShapeCache>();
 
@@ -34,19 +47,20 @@ export function keepShapes<D>(db: Kysely<D>, cache: ShapeCache): Kysely<D> {
 /**
  * Runs the query `build` makes from `values`. Where `db` keeps shapes, `build` runs once per
  * `key` with stand-ins, so it must pass its values to kysely untouched (no `String(value)`, no
- * branching on them: a value that changes the SQL belongs in `key`). Everywhere else it builds
- * the query anew, as kysely does.
+ * branching on them: a value that changes the SQL belongs in `key`). Without a key, or past
+ * `MAX_SHAPES`, and on a database that keeps none, it builds the query anew, as kysely does.
  */
 export async function runShape<D, R, const V extends readonly unknown[]>(
   db: Kysely<D>,
-  key: string,
+  key: string | undefined,
   values: V,
   build: (...values: V) => Compilable<R>,
 ): Promise<QueryResult<R>> {
-  const cache = caches.get(db);
-  if (cache === undefined) return await db.executeQuery(build(...values));
+  const cache = key === undefined ? undefined : caches.get(db);
+  if (cache === undefined || key === undefined) return await db.executeQuery(build(...values));
   let shape = cache.get(key);
   if (shape === undefined) {
+    if (cache.size >= MAX_SHAPES) return await db.executeQuery(build(...values));
     const slots = values.map((_, at) => new Slot(at)) as unknown as V;
     const compiled = build(...slots).compile();
     const from = compiled.parameters.map((parameter) =>

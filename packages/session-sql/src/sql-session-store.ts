@@ -39,6 +39,8 @@ const defaultHooks: SessionStoreHooks = {
  * behind `StoreBackend`; `SqliteSessionStore` and `PostgresSessionStore` are the two engines.
  */
 export class SqlSessionStore implements SessionStore {
+  /** `commit` honours `pendingTurn: 'refuse'`. */
+  readonly refusesPendingTurn = true;
   readonly #runner: StoreRunner;
   readonly #hooks: SessionStoreHooks;
   #closed = false;
@@ -166,6 +168,7 @@ export class SqlSessionStore implements SessionStore {
     baseHead: string | null,
     assistant: Message,
   ): Promise<void> {
+    checkBranchName(branch, 'branch');
     const callIds = checkJournaledAssistant(assistant);
     const target = { sessionId, branch, baseHead };
     await this.#run('journalTurn', { target, assistant, callIds, now: this.#hooks.now() });
@@ -176,6 +179,7 @@ export class SqlSessionStore implements SessionStore {
    * the pending turn has no such call (another writer replaced or cleared it).
    */
   async journalStart(sessionId: string, branch: string, callId: string): Promise<void> {
+    checkBranchName(branch, 'branch');
     checkCallId(callId);
     await this.#run('markCall', { sessionId, branch, callId, result: undefined });
   }
@@ -187,6 +191,7 @@ export class SqlSessionStore implements SessionStore {
     callId: string,
     result: ToolResultBlock,
   ): Promise<void> {
+    checkBranchName(branch, 'branch');
     checkCallId(callId);
     checkJournaledResult(callId, result);
     await this.#run('markCall', { sessionId, branch, callId, result });
@@ -202,6 +207,7 @@ export class SqlSessionStore implements SessionStore {
     callId: string,
     question: AskedQuestion,
   ): Promise<void> {
+    checkBranchName(branch, 'branch');
     checkCallId(callId);
     const checked = checkAskedQuestion(question);
     await this.#run('holdOnQuestion', { sessionId, branch, callId, question: checked });
@@ -217,6 +223,7 @@ export class SqlSessionStore implements SessionStore {
     callId: string,
     answers: readonly unknown[],
   ): Promise<void> {
+    checkBranchName(branch, 'branch');
     checkCallId(callId);
     const checked = checkAnswers(answers);
     await this.#run('claimAnswered', { sessionId, branch, callId, answers: checked });
@@ -224,6 +231,7 @@ export class SqlSessionStore implements SessionStore {
 
   /** The branch's pending turn, or undefined. */
   async pendingTurn(sessionId: string, branch: string): Promise<PendingTurn | undefined> {
+    checkBranchName(branch, 'branch');
     return await this.#run('pendingTurn', { sessionId, branch });
   }
 

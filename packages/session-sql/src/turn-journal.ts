@@ -11,7 +11,7 @@ import { assertMessages, canonicalJson } from '@mh/core/internal';
 import type { Kysely } from 'kysely';
 import { toHex } from './content-hash.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
-import { runShape } from './query-shapes.js';
+import { runShape, sizedKey } from './query-shapes.js';
 import {
   type BranchRow,
   requireCheckpoint,
@@ -109,7 +109,7 @@ export async function writePendingTurn(
   );
   if (callIds.length === 0) return;
   const calls = callIds.flatMap((callId, position) => [session.seq, branch.name, callId, position]);
-  await runShape(db, `pending-calls:${callIds.length}`, calls, (...slots) =>
+  await runShape(db, sizedKey('pending-calls', callIds.length), calls, (...slots) =>
     db.insertInto('pending_calls').values(
       callIds.map((_, at) => ({
         session_seq: slots[4 * at] as number,

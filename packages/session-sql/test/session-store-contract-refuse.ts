@@ -20,6 +20,10 @@ export function refuseContract(
       base = (await store.commit('s', promptTurn('0'), { expectedHead: null })).id;
     });
 
+    it('says it honours the option', () => {
+      expect(store.refusesPendingTurn).toBe(true);
+    });
+
     it('fails with a conflict on the unmoved head when a turn is journaled there, changing nothing', async () => {
       await store.journalTurn('s', 'main', base, assistantWithCalls('1', 2));
       await store.journalStart('s', 'main', 'call-1-0');

@@ -138,6 +138,12 @@ export interface CommitOptions {
  * wrong type, are `ConfigError`s naming the id or field. `@mh/conformance` checks all of this.
  */
 export interface SessionStore {
+  /**
+   * True when `commit` honours `pendingTurn: 'refuse'`. A store written before that option ignores
+   * it and clears the pending turn, so an Agent reads the journal before committing a prompt
+   * unless this is true.
+   */
+  readonly refusesPendingTurn?: boolean;
   /** Creates a session (with a new id unless one is given) on an empty `main` branch. */
   createSession(options?: { readonly id?: string; readonly title?: string }): Promise<SessionInfo>;
   /** The session, or undefined when there is none with this id. */

@@ -2,16 +2,18 @@ import { join } from 'node:path';
 import type { Message } from '@mh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitTurn, prepareTurn } from '../src/commit-turn.js';
-import { keepShapes, type ShapeCache } from '../src/query-shapes.js';
+import { loadState } from '../src/load-branch.js';
+import { keepShapes, MAX_SHAPES, type ShapeCache } from '../src/query-shapes.js';
 import { insertSession } from '../src/session-ops.js';
+import { requireBranch, requireSession } from '../src/session-rows.js';
 import { openSqliteBackend, type SqliteBackend } from '../src/sqlite/backend.js';
 import { tempDir } from './turns.js';
 
 /**
- * Review of 82f3b3a: the shapes of the message and link inserts are keyed by the turn's message
- * count, and a database's cache never forgets one. Each shape keeps its SQL and kysely's tree
- * (O(n) for n messages), so turns of many sizes grow the store's memory quadratically: shapes
- * for the sizes 1..1,000 alone held 139 MB, 1..3,000 held 1.2 GB (measured with runShape).
+ * A review of 82f3b3a found the shapes of the message and link inserts keyed by the turn's
+ * message count, and never forgotten. Each keeps its SQL and kysely's tree (O(n) for n
+ * messages): shapes for the sizes 1..1,000 held 139 MB, 1..3,000 held 1.2 GB. Now counts up to
+ * 16 rows have shapes, larger turns are built anew, and a database keeps at most MAX_SHAPES.
  */
 let folder: Awaited<ReturnType<typeof tempDir>>;
 let backend: SqliteBackend;
@@ -31,7 +33,7 @@ const user = (tag: string): Message => ({
 });
 
 describe('the shape cache of one database', () => {
-  it.fails('stays bounded when turns of many sizes are committed', async () => {
+  it('stays bounded when turns of many sizes are committed, and each one lands whole', async () => {
     const cache: ShapeCache = new Map();
     await backend.write((db) => insertSession(db, 's', undefined, 1));
     let head: string | null = null;
@@ -41,8 +43,16 @@ describe('the shape cache of one database', () => {
       const checkpoint = await backend.write((db) =>
         commitTurn(keepShapes(db, cache), prepared, 2, true),
       );
+      expect(checkpoint.messageIds).toHaveLength(size);
       head = checkpoint.id;
     }
+    // Three shapes per size up to 16 (messages, links) plus the fixed ones, never past the cap.
     expect(cache.size).toBeLessThanOrEqual(40);
+    expect(cache.size).toBeLessThanOrEqual(MAX_SHAPES);
+    const { messages } = await backend.read(async (db) => {
+      const session = await requireSession(db, 's');
+      return await loadState(db, session, await requireBranch(db, session, 'main'));
+    });
+    expect(messages).toHaveLength((80 * 81) / 2);
   });
 });

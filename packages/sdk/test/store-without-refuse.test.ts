@@ -7,11 +7,11 @@ import { Agent } from '../src/agent.js';
 import { openTempStore } from './temp-sqlite-store.js';
 
 /**
- * Review of 83a2bb5: a third-party store written against the port before `pendingTurn` existed
- * ignores the option (it is optional, and nothing tells the Agent the store does not honour it).
- * Before 83a2bb5 the Agent read `pendingTurn()` and finished the journaled turn before a new
- * prompt; now the prompt's commit silently clears it: the turn, and the result of a tool whose
- * side effect ran, vanish from the history.
+ * A store written against the port before `CommitOptions.pendingTurn` ignores the option, and its
+ * commit clears a journaled turn. A review of 83a2bb5 found that the Agent, no longer reading the
+ * journal before a prompt, then lost such a turn: the turn, and the result of a tool whose side
+ * effect ran, vanished from the history. The Agent now skips the read only for a store that says
+ * `refusesPendingTurn`.
  */
 let store: SessionStore;
 let remove: () => Promise<void>;
@@ -19,9 +19,11 @@ let remove: () => Promise<void>;
 beforeEach(async () => {
   const opened = await openTempStore('mh-review1-');
   remove = opened.remove;
-  // A store that predates `CommitOptions.pendingTurn`: it drops the option (clears, as commit did).
+  // A store that predates `CommitOptions.pendingTurn`: it drops the option (clears, as commit did)
+  // and does not say `refusesPendingTurn`.
   store = new Proxy(opened.store, {
     get(target, key, receiver) {
+      if (key === 'refusesPendingTurn') return undefined;
       const value = Reflect.get(target, key, receiver);
       if (typeof value !== 'function' || typeof key !== 'string') return value;
       if (key === 'commit')
@@ -49,8 +51,7 @@ const send = defineTool({
 });
 
 describe('a store that ignores pendingTurn (third-party, older port)', () => {
-  // Fails since 83a2bb5: the Agent no longer reads the journal before a prompt.
-  it.fails('keeps a journaled turn whose tool ran when a new prompt comes (as before 83a2bb5)', async () => {
+  it('keeps a journaled turn whose tool ran when a new prompt comes', async () => {
     const agent = new Agent({
       provider: scripted([{ text: 'first' }, { text: 'second' }]),
       model: 'claude-sonnet-4-5',
@@ -77,7 +78,8 @@ describe('a store that ignores pendingTurn (third-party, older port)', () => {
     expect((await agent.run('two')).status).toBe('completed');
     const { messages } = await store.load('s1');
     expect(validateHistory(messages)).toEqual([]);
-    // The sent message is recorded: the model must know `send` ran.
+    // The sent message is recorded: the model must know `send` ran, and it did not run again.
     expect(messages.map((message) => message.id)).toContain('theirs');
+    expect(ran).toEqual([]);
   });
 });
