@@ -7,11 +7,11 @@
 //    (default 3). Floor: raw better-sqlite3 on its own file with the same pragmas, two inserts in
 //    one transaction and one fsync per commit.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
-//    the defaults) calls `add` once and then answers, so the prompt, the tool turn and the answer
-//    are committed and the turn journaled before its tools run: four durable writes, as `add`
-//    only reads (a crash runs it again). Then the same step with a write tool that is not
-//    idempotent, `record`, whose call is also claimed before it runs and journaled when it ends:
-//    six writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
+//    the defaults) calls `add` once and then answers, so the prompt is committed, the turn
+//    journaled before its tools run, and the tool turn committed with the answer (one write):
+//    three durable writes, as `add` only reads (a crash runs it again). Then the same step with
+//    a write tool that is not idempotent, `record`, whose call is also claimed before it runs and
+//    journaled when it ends: five writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
 //    (BENCH_STEPS), median of BENCH_REPEATS runs, the median step from step 101 on (the WAL file
 //    has grown to its working size by then), and the store calls a step makes. Floor: a
 //    hand-written loop over the same scripted model with raw better-sqlite3 making the same
@@ -111,12 +111,17 @@ function rawDatabase(path) {
   const body = db.prepare('insert into bodies (turn, body) values (?, ?)');
   const clear = db.prepare('delete from pending where session = ?');
   // One transaction, one fsync: a checkpoint row and the message bodies of the turn.
-  const commit = db.transaction((session, parent, messages) => {
+  const insert = (session, parent, messages) => {
     const { lastInsertRowid } = turn.run(session, parent, '{}');
     for (const message of messages) body.run(lastInsertRowid, JSON.stringify(message));
     clear.run(session);
     return Number(lastInsertRowid);
-  });
+  };
+  const commit = db.transaction(insert);
+  // Several turns, one after the other, in one transaction (a tool turn with the answer).
+  const commitMany = db.transaction((session, parent, turns) =>
+    turns.reduce((head, messages) => insert(session, head, messages), parent),
+  );
   // The journal of a turn's calls, each write its own transaction (one fsync), as the Agent's.
   const journalTurn = db.prepare(
     'insert or replace into pending (session, assistant, started) values (?, ?, 0)',
@@ -128,7 +133,7 @@ function rawDatabase(path) {
     start: (session) => journalStart.run(session),
     end: (session, result) => journalEnd.run(JSON.stringify(result), session),
   };
-  return { db, commit, journal };
+  return { db, commit, commitMany, journal };
 }
 
 /** 1. Latency of `store.commit` and of the raw floor, in ms per commit. */
@@ -171,6 +176,7 @@ function counted(store, label) {
   const calls = storeCalls[label];
   for (const method of [
     'commit',
+    'commitTurns',
     'journalTurn',
     'journalStart',
     'journalEnd',
@@ -218,6 +224,8 @@ async function floorSteps(steps, tool) {
   const signal = new AbortController().signal;
   const history = [];
   let parent = null;
+  /** A tool turn waiting to be committed with the turn after it. */
+  let held;
   const times = [];
   for (let step = 0; step < steps; step++) {
     const start = performance.now();
@@ -234,7 +242,12 @@ async function floorSteps(steps, tool) {
       history.push(end.message);
       const content = [];
       const calls = end.message.content.filter((block) => block.type === 'tool_use');
-      if (calls.length > 0) raw.journal.turn('s', end.message);
+      if (calls.length > 0) {
+        // A tool turn held back from the turn before is committed before this one is journaled.
+        if (held) parent = raw.commit('s', parent, held);
+        held = undefined;
+        raw.journal.turn('s', end.message);
+      }
       for (const block of calls) {
         // A call that only reads is not claimed or journaled itself, as ours (a crash runs it
         // again from the journaled turn); a write is claimed before it runs and journaled after.
@@ -250,12 +263,16 @@ async function floorSteps(steps, tool) {
         content.push(result);
       }
       if (content.length === 0) {
-        parent = raw.commit('s', parent, [end.message]);
+        // The answer, with the tool turn before it in the same transaction, as ours.
+        parent = held
+          ? raw.commitMany('s', parent, [held, [end.message]])
+          : raw.commit('s', parent, [end.message]);
+        held = undefined;
         break;
       }
       const results = { id: `r${step}-${turn}`, role: 'user', content };
       history.push(results);
-      parent = raw.commit('s', parent, [end.message, results]);
+      held = [end.message, results];
     }
     times.push(performance.now() - start);
   }

@@ -1,5 +1,4 @@
 import {
-  applyCompactionPatch,
   type CheckpointMeta,
   type CommitOptions,
   type CompactionPatch,
@@ -14,7 +13,8 @@ import {
   type SessionStore,
   type ToolResultBlock,
 } from '@mh/core';
-import { assertOptions, checkBoundary } from '@mh/core/internal';
+import { assertOptions } from '@mh/core/internal';
+import { BOUNDARY_KEY, rebuildView, storedBoundaries, withNewest } from './session-view.js';
 
 /** Where an agent's conversation persists. */
 export interface AgentSession {
@@ -50,6 +50,12 @@ export class SessionBinding {
   #adopted = false;
   /** Compactions made since the last commit; stored with the next checkpoint. */
   #pendingPatches: CompactionPatch[] = [];
+  /**
+   * A tool turn held back to be committed with the turn after it, in one durable write
+   * (`SessionStore.commitTurns`). Its calls stay in the journal meanwhile, so a crash resumes it
+   * as it resumes a turn whose tools were running. Any other write of the binding commits it first.
+   */
+  #heldTurn: ReadyTurn | undefined;
   #context: { states: ContextMeterState[]; messages: readonly Message[] } = {
     states: [],
     messages: [],
@@ -155,6 +161,7 @@ export class SessionBinding {
     this.#branch = state.branch;
     this.#head = state.head;
     this.#pendingPatches = [];
+    this.#heldTurn = undefined;
     const view = rebuildView(state);
     this.#context = view.context;
     this.#boundaries = storedBoundaries(state);
@@ -188,6 +195,7 @@ export class SessionBinding {
    * same name first makes it try the next one.
    */
   async startOver(): Promise<Message[]> {
+    await this.#release();
     const { store, id } = this.#session;
     const taken = new Set((await store.listBranches(id)).map((branch) => branch.name));
     let n = 1;
@@ -205,6 +213,7 @@ export class SessionBinding {
 
   /** The interrupted turn of this branch, if one was journaled on top of the current head. */
   async pendingTurn(): Promise<PendingTurn | undefined> {
+    await this.#release();
     const pending = await this.#session.store.pendingTurn(this.#session.id, this.#branch);
     return pending && pending.baseHead === this.#head ? pending : undefined;
   }
@@ -228,9 +237,10 @@ export class SessionBinding {
     meta: CheckpointMeta = {},
     pendingTurn: CommitOptions['pendingTurn'] = 'clear',
   ): Promise<void> {
+    await this.#release();
     const fresh = unknownSuffix(history, this.#known);
     if (fresh.length === 0) return;
-    await this.#commit(fresh, meta, pendingTurn);
+    await this.#land([this.#ready(fresh, meta)], pendingTurn);
   }
 
   /**
@@ -241,7 +251,10 @@ export class SessionBinding {
     const { store, id } = this.#session;
     const repeatable = this.#mayRepeat;
     return {
-      beforeTools: (assistant) => store.journalTurn(id, this.#branch, this.#head, assistant),
+      beforeTools: async (assistant) => {
+        await this.#release();
+        await store.journalTurn(id, this.#branch, this.#head, assistant);
+      },
       toolStart: async (call) => {
         if (!repeatable(call.name)) await store.journalStart(id, this.#branch, call.id);
       },
@@ -250,13 +263,19 @@ export class SessionBinding {
       },
       // Even a repeatable call's question is journaled: it exists only in the journal.
       toolQuestion: (call, question) => store.journalQuestion(id, this.#branch, call.id, question),
-      turnCommitted: (turn) =>
-        this.#commit(turn.messages, {
+      turnCommitted: async (turn) => {
+        const ready = this.#ready(turn.messages, {
           usage: turn.usage,
           costUsd: turn.costUsd,
           model: turn.model,
           extra: turn.context ? { context: turn.context } : undefined,
-        }),
+        });
+        const held = this.#heldTurn;
+        this.#heldTurn = undefined;
+        if (held) await this.#land([held, ready]);
+        else if (endsWithResults(turn.messages) && store.commitTurns) this.#heldTurn = ready;
+        else await this.#land([ready]);
+      },
       compacted: async (events, history) => {
         const patches = compactionPatches(events, history);
         this.#pendingPatches.push(...patches);
@@ -279,24 +298,47 @@ export class SessionBinding {
     return this.#session.store.journalEnd(this.#session.id, this.#branch, callId, result);
   }
 
-  async #commit(
-    messages: readonly Message[],
-    meta: CheckpointMeta,
+  /** A turn ready to commit, with the compactions made before it (taken from the binding). */
+  #ready(messages: readonly Message[], meta: CheckpointMeta): ReadyTurn {
+    const patches = this.#pendingPatches;
+    this.#pendingPatches = [];
+    return { messages, meta, patches };
+  }
+
+  /** Commits the held-back tool turn on its own, before another write. */
+  async #release(): Promise<void> {
+    const held = this.#heldTurn;
+    this.#heldTurn = undefined;
+    if (held) await this.#land([held]);
+  }
+
+  /**
+   * Commits `turns` as one checkpoint each, in one durable write. A failure gives their
+   * compactions back to the next commit.
+   */
+  async #land(
+    turns: readonly ReadyTurn[],
     pendingTurn: CommitOptions['pendingTurn'] = 'clear',
   ): Promise<void> {
-    const patches = this.#pendingPatches;
-    const extra: Record<string, unknown> = { ...meta.extra };
-    if (patches.length > 0) extra.compactions = patches;
-    if (this.boundary !== undefined) extra[BOUNDARY_KEY] = this.boundary;
-    const withPatches: CheckpointMeta = Object.keys(extra).length === 0 ? meta : { ...meta, extra };
-    const checkpoint = await this.#session.store.commit(
-      this.#session.id,
-      { messages, meta: withPatches },
-      { expectedHead: this.#head, branch: this.#branch, pendingTurn },
-    );
-    this.#pendingPatches = [];
-    this.#head = checkpoint.id;
-    for (const message of messages) this.#known.add(message.id);
+    const { store, id } = this.#session;
+    const options = { expectedHead: this.#head, branch: this.#branch, pendingTurn };
+    const stored = turns.map(({ messages, meta, patches }) => {
+      const extra: Record<string, unknown> = { ...meta.extra };
+      if (patches.length > 0) extra.compactions = patches;
+      if (this.boundary !== undefined) extra[BOUNDARY_KEY] = this.boundary;
+      return { messages, meta: Object.keys(extra).length === 0 ? meta : { ...meta, extra } };
+    });
+    let head: string | undefined;
+    try {
+      const [first] = stored;
+      if (stored.length === 1 && first) head = (await store.commit(id, first, options)).id;
+      else head = (await (store.commitTurns as CommitTurns)(id, stored, options)).at(-1)?.id;
+    } catch (error) {
+      this.#pendingPatches = [...turns.flatMap((turn) => turn.patches), ...this.#pendingPatches];
+      throw error;
+    }
+    if (head !== undefined) this.#head = head;
+    for (const turn of turns) for (const message of turn.messages) this.#known.add(message.id);
     if (this.boundary !== undefined) this.#boundaries = withNewest(this.#boundaries, this.boundary);
   }
 }
@@ -311,63 +353,21 @@ function unknownSuffix(history: readonly Message[], known: ReadonlySet<string>):
   return history.slice(start);
 }
 
-/** The key of `CheckpointMeta.extra` recording the fence boundary. */
-const BOUNDARY_KEY = 'fenceBoundary';
-
-/** The valid boundaries the branch's checkpoints recorded, each once, ordered by newest use. */
-function storedBoundaries(state: SessionState): string[] {
-  let found: string[] = [];
-  for (const checkpoint of state.checkpoints) {
-    const boundary = checkpoint.meta.extra?.[BOUNDARY_KEY];
-    // Not recorded (older checkpoints, fencing off) or not a boundary: nothing to follow.
-    if (isBoundary(boundary)) found = withNewest(found, boundary);
-  }
-  return found;
+/** A turn ready to commit: its messages and meta, and the compactions made before it. */
+interface ReadyTurn {
+  readonly messages: readonly Message[];
+  readonly meta: CheckpointMeta;
+  readonly patches: readonly CompactionPatch[];
 }
 
-/** `boundaries` with `boundary` moved (or added) to the end, as the newest. */
-function withNewest(boundaries: readonly string[], boundary: string): string[] {
-  return [...boundaries.filter((known) => known !== boundary), boundary];
-}
+type CommitTurns = NonNullable<SessionStore['commitTurns']>;
 
-function isBoundary(value: unknown): value is string {
-  try {
-    checkBoundary(value, BOUNDARY_KEY);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Applies each checkpoint's compactions before appending its messages; collects context states. */
-function rebuildView(state: SessionState): {
-  messages: Message[];
-  context: { states: ContextMeterState[]; messages: readonly Message[] };
-} {
-  let view: Message[] = [];
-  let offset = 0;
-  const states: ContextMeterState[] = [];
-  let measured: readonly Message[] = [];
-  for (const checkpoint of state.checkpoints) {
-    const patches = checkpoint.meta.extra?.compactions;
-    if (Array.isArray(patches)) {
-      for (const patch of patches as CompactionPatch[])
-        view = applyCompactionPatch(view, patch) ?? view;
-    }
-    const context = checkpoint.meta.extra?.context as ContextMeterState | undefined;
-    if (
-      context &&
-      typeof context.promptTokens === 'number' &&
-      typeof context.estimatedTokens === 'number'
-    ) {
-      states.push(context);
-      measured = view.slice();
-    }
-    const count = checkpoint.messageIds.length;
-    view.push(...state.messages.slice(offset, offset + count));
-    offset += count;
-  }
-  // Messages not covered by the checkpoints listed (none, normally) are kept as they are.
-  if (offset < state.messages.length) view.push(...state.messages.slice(offset));
-  return { messages: view, context: { states, messages: measured } };
+/** Whether a turn ends with its tool results (a tool turn, which a next turn follows). */
+function endsWithResults(messages: readonly Message[]): boolean {
+  const last = messages.at(-1);
+  return (
+    last?.role === 'user' &&
+    last.content.length > 0 &&
+    last.content.every((block) => block.type === 'tool_result')
+  );
 }

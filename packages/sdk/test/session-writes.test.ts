@@ -17,7 +17,8 @@ import { openTempStore } from './temp-sqlite-store.js';
  * The durable writes one step makes (issue 16, target 2), through a real SQLite file. A call that
  * may safely run again (its tool only reads, or is idempotent) needs no start claim and no end
  * record: recovery runs it again. Any other call is claimed before it runs and its result is
- * journaled when it ends, so a crash never runs it twice.
+ * journaled when it ends, so a crash never runs it twice. A tool turn is committed together with
+ * the turn after it (`commitTurns`, one durable write): its calls stay journaled meanwhile.
  */
 let store: SessionStore;
 let remove: () => Promise<void>;
@@ -42,7 +43,7 @@ beforeEach(async () => {
 
 afterEach(() => remove());
 
-const WRITES = ['commit', 'journalTurn', 'journalStart', 'journalEnd'] as const;
+const WRITES = ['commit', 'commitTurns', 'journalTurn', 'journalStart', 'journalEnd'] as const;
 const writes = () => Object.fromEntries(WRITES.map((name) => [name, calls.get(name) ?? 0]));
 
 const ran: string[] = [];
@@ -100,7 +101,13 @@ describe('the journal a prompt reads', () => {
     calls.clear();
     await agent.run('again');
     expect(calls.get('pendingTurn') ?? 0).toBe(0);
-    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+    expect(writes()).toEqual({
+      commit: 1,
+      commitTurns: 1,
+      journalTurn: 1,
+      journalStart: 0,
+      journalEnd: 0,
+    });
   });
 
   it('finishes a turn another writer journaled on this agent’s head before the prompt lands', async () => {
@@ -140,25 +147,109 @@ describe('the journal a prompt reads', () => {
   });
 });
 
+describe('a tool turn held for the turn after it', () => {
+  beforeEach(() => {
+    ran.length = 0;
+  });
+  const agentWith = (turns: Parameters<typeof scripted>[0], maxTurns?: number) =>
+    new Agent({
+      provider: scripted(turns),
+      model: 'claude-sonnet-4-5',
+      tools: [look, peek, save, send],
+      permissions: { grants: ['write'] },
+      session: { store, id: 's1' },
+      ...(maxTurns === undefined ? {} : { limits: { maxTurns } }),
+    });
+
+  it('is committed before the next turn is journaled: two tool turns, then the answer', async () => {
+    const agent = agentWith([
+      { toolCalls: [{ id: 'c1', name: 'look', input: {} }] },
+      { toolCalls: [{ id: 'c2', name: 'look', input: {} }] },
+      { text: 'done' },
+    ]);
+    expect((await agent.run('go')).status).toBe('completed');
+    expect(writes()).toEqual({
+      commit: 2,
+      commitTurns: 1,
+      journalTurn: 2,
+      journalStart: 0,
+      journalEnd: 0,
+    });
+    const { messages, checkpoints } = await store.load('s1');
+    expect(validateHistory(messages)).toEqual([]);
+    // One checkpoint per turn, as with one commit each: the prompt, two tool turns, the answer.
+    expect(checkpoints.map((checkpoint) => checkpoint.messageIds.length)).toEqual([1, 2, 2, 1]);
+    expect(await store.pendingTurn('s1', 'main')).toBeUndefined();
+  });
+
+  it('is committed alone when the run stops after it (turn limit)', async () => {
+    const agent = agentWith([{ toolCalls: [{ id: 'c1', name: 'look', input: {} }] }], 1);
+    const result = await agent.run('go');
+    expect(result.status).not.toBe('completed');
+    const { messages } = await store.load('s1');
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(validateHistory(messages)).toEqual([]);
+    expect(await store.pendingTurn('s1', 'main')).toBeUndefined();
+  });
+
+  it('is committed when the next model call fails, and the run ends in error', async () => {
+    const agent = agentWith([
+      { toolCalls: [{ id: 'c1', name: 'send', input: {} }] },
+      { error: new Error('the network went away') },
+    ]);
+    const result = await agent.run('go');
+    expect(result.status).toBe('error');
+    expect(ran).toEqual(['send:c1']);
+    const { messages } = await store.load('s1');
+    expect(resultText(messages)).toContain('send result');
+    expect(validateHistory(messages)).toEqual([]);
+    expect(await store.pendingTurn('s1', 'main')).toBeUndefined();
+  });
+});
+
 describe('the durable writes of one step', () => {
-  it('a read tool: the prompt, the journal before the tools, the tool turn and the answer', async () => {
+  it('a read tool: the prompt, the journal before the tools, then the tool turn with the answer', async () => {
     await step('look');
-    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+    expect(writes()).toEqual({
+      commit: 1,
+      commitTurns: 1,
+      journalTurn: 1,
+      journalStart: 0,
+      journalEnd: 0,
+    });
   });
 
   it('an idempotent write tool: the same four writes', async () => {
     await step('save');
-    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 0, journalEnd: 0 });
+    expect(writes()).toEqual({
+      commit: 1,
+      commitTurns: 1,
+      journalTurn: 1,
+      journalStart: 0,
+      journalEnd: 0,
+    });
   });
 
   it('a read tool that says idempotent: false is claimed and journaled like a write', async () => {
     await step('peek');
-    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 1, journalEnd: 1 });
+    expect(writes()).toEqual({
+      commit: 1,
+      commitTurns: 1,
+      journalTurn: 1,
+      journalStart: 1,
+      journalEnd: 1,
+    });
   });
 
   it('a write tool that is not idempotent is also claimed before it runs and journaled after', async () => {
     await step('send');
-    expect(writes()).toEqual({ commit: 3, journalTurn: 1, journalStart: 1, journalEnd: 1 });
+    expect(writes()).toEqual({
+      commit: 1,
+      commitTurns: 1,
+      journalTurn: 1,
+      journalStart: 1,
+      journalEnd: 1,
+    });
   });
 });
 

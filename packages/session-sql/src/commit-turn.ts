@@ -278,3 +278,48 @@ export async function commitTurn(
   if (pending !== undefined || !serialWrites) await clearPendingTurn(db, session.seq, branch.name);
   return describe(turn, target.turn, target.created_at);
 }
+
+/**
+ * Appends prepared turns in order, each on the one before, inside one write transaction: all land
+ * or none (the first failure throws). A retry of turns that all landed (the head is the last
+ * one's checkpoint) returns their checkpoints, as `commitTurn` returns a landed turn's.
+ */
+export async function commitTurns(
+  db: Kysely<StoreDatabase>,
+  prepared: readonly PreparedTurn[],
+  now: number,
+  serialWrites: boolean,
+): Promise<Checkpoint[]> {
+  const landed: Checkpoint[] = [];
+  for (const [index, turn] of prepared.entries()) {
+    try {
+      landed.push(await commitTurn(db, turn, now, serialWrites));
+    } catch (error) {
+      const last = prepared.at(-1) as PreparedTurn;
+      const already =
+        index === 0 &&
+        prepared.length > 1 &&
+        SessionConflictError.isInstance(error) &&
+        error.actualHead === toHex(last.id);
+      if (!already) throw error;
+      return await landedTurns(db, prepared, error);
+    }
+  }
+  return landed;
+}
+
+/** The checkpoints of turns that all landed before (a retry), or the conflict if one did not. */
+async function landedTurns(
+  db: Kysely<StoreDatabase>,
+  prepared: readonly PreparedTurn[],
+  conflict: SessionConflictError,
+): Promise<Checkpoint[]> {
+  const { session } = await requireTarget(db, (prepared[0] as PreparedTurn).sessionId, undefined);
+  const checkpoints: Checkpoint[] = [];
+  for (const turn of prepared) {
+    const existing = await findCheckpoint(db, turn.id, session.seq);
+    if (!existing) throw conflict;
+    checkpoints.push(describe(turn, existing.turn, existing.created_at));
+  }
+  return checkpoints;
+}

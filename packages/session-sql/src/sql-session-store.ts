@@ -15,7 +15,8 @@ import {
 } from '@mh/core';
 import { assertOptions, checkAnswers, checkAskedQuestion } from '@mh/core/internal';
 import { checkBranchName } from './branch-ops.js';
-import { prepareTurn } from './commit-turn.js';
+import { type PreparedTurn, prepareTurn } from './commit-turn.js';
+import { toHex } from './content-hash.js';
 import type { OpArgs, OpResult, StoreOp, StoreRunner } from './store-ops.js';
 import { checkCallId, checkJournaledAssistant, checkJournaledResult } from './turn-journal.js';
 
@@ -119,6 +120,36 @@ export class SqlSessionStore implements SessionStore {
       options?.pendingTurn,
     );
     return await this.#run('commit', { prepared, now: this.#hooks.now() });
+  }
+
+  /**
+   * Appends `turns` in order, one checkpoint each, in one transaction (one fsync on SQLite): all
+   * land or none. Each turn is checked as `commit` checks it, its errors named `turns[i].…`.
+   */
+  async commitTurns(
+    sessionId: string,
+    turns: readonly { readonly messages: readonly Message[]; readonly meta: CheckpointMeta }[],
+    options: CommitOptions,
+  ): Promise<Checkpoint[]> {
+    if (!Array.isArray(turns) || turns.length === 0) {
+      throw new ConfigError('turns', 'expected a non-empty array of turns');
+    }
+    const prepared: PreparedTurn[] = [];
+    let head = options?.expectedHead;
+    for (const [index, turn] of turns.entries()) {
+      const pendingTurn = index === 0 ? options?.pendingTurn : 'clear';
+      try {
+        prepared.push(prepareTurn(sessionId, turn, head, options?.branch, pendingTurn));
+      } catch (error) {
+        // A turn's own fields are named by their place; the options' (expectedHead, …) as they are.
+        const field = ConfigError.isInstance(error) ? error.field : '';
+        if (!/^(messages|meta)\b/.test(field)) throw error;
+        const problem = (error as Error).message.slice(field.length + 2);
+        throw new ConfigError(`turns[${index}].${field}`, problem, { cause: error });
+      }
+      head = toHex((prepared.at(-1) as PreparedTurn).id);
+    }
+    return await this.#run('commitMany', { prepared, now: this.#hooks.now() });
   }
 
   /** The checkpoints of a branch (default: current), root first. */

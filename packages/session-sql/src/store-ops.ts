@@ -10,7 +10,7 @@ import type {
 } from '@mh/core';
 import type { Kysely } from 'kysely';
 import { headOf, makeCurrent, startBranch } from './branch-ops.js';
-import { commitTurn, type PreparedTurn } from './commit-turn.js';
+import { commitTurn, commitTurns, type PreparedTurn } from './commit-turn.js';
 import { toHex } from './content-hash.js';
 import { loadChain, loadState } from './load-branch.js';
 import { claimAnswered, holdOnQuestion } from './question-journal.js';
@@ -94,6 +94,11 @@ export const writeOps = {
     a: { prepared: PreparedTurn; now: number },
     { serialWrites }: WriteModel,
   ): Promise<Checkpoint> => commitTurn(db, a.prepared, a.now, serialWrites),
+  commitMany: async (
+    db: Db,
+    a: { prepared: readonly PreparedTurn[]; now: number },
+    { serialWrites }: WriteModel,
+  ): Promise<Checkpoint[]> => commitTurns(db, a.prepared, a.now, serialWrites),
   rewind: (
     db: Db,
     a: { sessionId: string; checkpointId: string | null; newBranch: string; now: number },

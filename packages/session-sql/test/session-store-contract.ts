@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { concurrencyContract } from './session-store-contract-concurrency.js';
 import { questionsContract } from './session-store-contract-questions.js';
 import { refuseContract } from './session-store-contract-refuse.js';
+import { commitTurnsContract } from './session-store-contract-turns.js';
 import { assistantWithCalls, promptTurn, resultFor, toolTurn } from './turns.js';
 
 /** One empty database; `open` may be called more than once (stores sharing it). */
@@ -462,5 +463,6 @@ export function sessionStoreContract(backend: string, newTarget: TargetFactory):
     concurrencyContract(() => ({ store, target }));
     questionsContract(() => ({ store, target }));
     refuseContract(() => ({ store, target }));
+    commitTurnsContract(() => ({ store, target }));
   });
 }

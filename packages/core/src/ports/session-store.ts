@@ -163,6 +163,18 @@ export interface SessionStore {
     turn: { readonly messages: readonly Message[]; readonly meta: CheckpointMeta },
     options: CommitOptions,
   ): Promise<Checkpoint>;
+  /**
+   * Appends several turns in order, one checkpoint each, in one atomic and durable write: the
+   * first on `expectedHead`, each next on the one before; all land or none. The same checks,
+   * conflicts and `pendingTurn` handling as `commit` (which a retry that already landed returns
+   * alike), and the same checkpoints as committing the turns one by one. Optional: a writer
+   * without it commits the turns one by one.
+   */
+  commitTurns?(
+    sessionId: string,
+    turns: readonly { readonly messages: readonly Message[]; readonly meta: CheckpointMeta }[],
+    options: CommitOptions,
+  ): Promise<Checkpoint[]>;
   /** The checkpoints of a branch, root first. */
   listCheckpoints(sessionId: string, branch?: string): Promise<Checkpoint[]>;
   /** The branches of a session. */

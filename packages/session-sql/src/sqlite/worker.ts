@@ -47,20 +47,27 @@ function queryReporter(flag: SharedArrayBuffer): (sql: string) => void {
   };
 }
 
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** A prepared turn as it crossed to this thread, with its Buffers back. */
+const revived = (prepared: PreparedTurn): PreparedTurn => ({
+  ...prepared,
+  id: asBuffer(prepared.id),
+  messages: prepared.messages.map((message) => ({ ...message, hash: asBuffer(message.hash) })),
+});
+
 /** A structured clone turns a Buffer into a plain Uint8Array: the store logic needs Buffers. */
 function reviveArgs(op: StoreOp, args: unknown): unknown {
-  if (op !== 'commit') return args;
-  const asBuffer = (bytes: Uint8Array): Buffer =>
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const { prepared, now } = args as { prepared: PreparedTurn; now: number };
-  return {
-    now,
-    prepared: {
-      ...prepared,
-      id: asBuffer(prepared.id),
-      messages: prepared.messages.map((message) => ({ ...message, hash: asBuffer(message.hash) })),
-    },
-  };
+  if (op === 'commit') {
+    const { prepared, now } = args as { prepared: PreparedTurn; now: number };
+    return { now, prepared: revived(prepared) };
+  }
+  if (op === 'commitMany') {
+    const { prepared, now } = args as { prepared: readonly PreparedTurn[]; now: number };
+    return { now, prepared: prepared.map(revived) };
+  }
+  return args;
 }
 
 let backend: SqliteBackend | undefined;
