@@ -183,6 +183,7 @@ function counted(store, label) {
     'load',
     'pendingTurn',
   ]) {
+    if (typeof store[method] !== 'function') continue;
     const call = store[method].bind(store);
     store[method] = (...args) => {
       calls[method] = (calls[method] ?? 0) + 1;
