@@ -69,7 +69,10 @@ export class Agent {
     const session =
       options.session === undefined
         ? undefined
-        : new SessionBinding(durableSession(options.session, options.steps), tools.mayRepeat);
+        : new SessionBinding(durableSession(options.session, options.steps), tools.mayRepeat, {
+            // A durable run keeps one store step per turn: its step sequence stays what it was.
+            holdToolTurns: options.steps === undefined,
+          });
     this.#conversation = new AgentConversation({
       fencing,
       session,

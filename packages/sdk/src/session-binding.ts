@@ -73,8 +73,14 @@ export class SessionBinding {
    * again and the model is never asked for the turn twice.
    */
   readonly #mayRepeat: (toolName: string) => boolean;
+  /** Whether a tool turn may wait for the turn after it (see `#heldTurn`). */
+  readonly #holdToolTurns: boolean;
 
-  constructor(session: AgentSession, mayRepeat: (toolName: string) => boolean = () => false) {
+  constructor(
+    session: AgentSession,
+    mayRepeat: (toolName: string) => boolean = () => false,
+    { holdToolTurns = true }: { readonly holdToolTurns?: boolean } = {},
+  ) {
     if (session === null || typeof session !== 'object')
       throw new ConfigError('session', 'expected an object');
     // A misspelt `branch` would otherwise silently work on (and commit to) the current branch.
@@ -92,6 +98,7 @@ export class SessionBinding {
     this.#session = session;
     this.#branch = session.branch ?? DEFAULT_BRANCH;
     this.#mayRepeat = mayRepeat;
+    this.#holdToolTurns = holdToolTurns;
   }
 
   /** The session id. */
@@ -273,7 +280,8 @@ export class SessionBinding {
         const held = this.#heldTurn;
         this.#heldTurn = undefined;
         if (held) await this.#land([held, ready]);
-        else if (endsWithResults(turn.messages) && store.commitTurns) this.#heldTurn = ready;
+        else if (this.#holdToolTurns && store.commitTurns && endsWithResults(turn.messages))
+          this.#heldTurn = ready;
         else await this.#land([ready]);
       },
       compacted: async (events, history) => {

@@ -5,6 +5,7 @@ import {
   toolResultText,
   validateHistory,
 } from '@mh/core';
+import { MemoryStepRunner } from '@mh/core/testing';
 import { scripted } from '@mh/providers';
 import { defineTool } from '@mh/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -204,6 +205,21 @@ describe('a tool turn held for the turn after it', () => {
     expect(resultText(messages)).toContain('send result');
     expect(validateHistory(messages)).toEqual([]);
     expect(await store.pendingTurn('s1', 'main')).toBeUndefined();
+  });
+});
+
+describe('a durable run (AgentOptions.steps)', () => {
+  it('holds no tool turn back: each turn is its own store step, as before', async () => {
+    const agent = new Agent({
+      provider: scripted([{ toolCalls: [{ id: 'c1', name: 'look', input: {} }] }, { text: 'ok' }]),
+      model: 'claude-sonnet-4-5',
+      tools: [look],
+      fencing: { boundary: 'untrusted-writes' },
+      session: { store, id: 's1' },
+      steps: new MemoryStepRunner('wf-writes'),
+    });
+    expect((await agent.run('go')).status).toBe('completed');
+    expect(writes()).toMatchObject({ commit: 3, commitTurns: 0, journalTurn: 1 });
   });
 });
 

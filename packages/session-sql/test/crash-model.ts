@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Message, PendingTurn, SessionState, ToolResultBlock } from '@mh/core';
 
 /** One line of the crash worker's log (and of the parent's verdicts on in-flight writes). */
@@ -103,6 +104,18 @@ export function observed(state: SessionState, pending: PendingTurn | undefined):
       })),
     },
   };
+}
+
+/**
+ * Drops the line a killed worker was appending to the log at `path` when it died. A write to a
+ * file is cut short when SIGKILL arrives between two of its pages, so the line ends without its
+ * newline; its write had not started (an `intent` line) or had ended (a `done` line), and the log
+ * reads as if the line was never written, which `expectedStates` allows for either way.
+ */
+export function dropCutLine(path: string): void {
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  if (end < text.length) writeFileSync(path, text.slice(0, end));
 }
 
 /** Parses the log file's lines. */

@@ -5,7 +5,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { validateHistory } from '@mh/core';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index.js';
-import { aimedKill, expectedStates, observed, parseLog, writeOps } from './crash-model.js';
+import {
+  aimedKill,
+  dropCutLine,
+  expectedStates,
+  observed,
+  parseLog,
+  writeOps,
+} from './crash-model.js';
 import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
 import { openTransactions, postgresRowCounts } from './postgres-inspect.js';
 import { describePostgres } from './postgres-target.js';
@@ -99,6 +106,7 @@ describePostgres('PostgresSessionStore across processes', (postgres) => {
         await sleep(50);
       }
 
+      dropCutLine(logPath);
       const expected = expectedStates(parseLog(readLines(logPath).join('\n')));
       const landed = expected.with !== undefined && isDeepStrictEqual(actual, expected.with);
       if (!landed) expect(actual).toEqual(expected.without);

@@ -5,7 +5,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { validateHistory } from '@mh/core';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/index.js';
-import { aimedKill, expectedStates, observed, parseLog, writeOps } from './crash-model.js';
+import {
+  aimedKill,
+  dropCutLine,
+  expectedStates,
+  observed,
+  parseLog,
+  writeOps,
+} from './crash-model.js';
 import { readOutcomes, startFleet, verifyFleet } from './fleet-race.js';
 import { checkFile, rowCounts } from './inspect-file.js';
 import { buildPackage, go, startChild } from './process-harness.js';
@@ -146,6 +153,7 @@ describe('SqliteSessionStore after kill -9', () => {
       expect(validateHistory(state.messages)).toEqual([]);
       if (pending) expect(pending.baseHead).toBe(state.head);
 
+      dropCutLine(logPath);
       const expected = expectedStates(parseLog(readLines(logPath).join('\n')));
       const landed = expected.with !== undefined && isDeepStrictEqual(actual, expected.with);
       if (!landed) expect(actual).toEqual(expected.without);

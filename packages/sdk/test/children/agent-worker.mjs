@@ -83,7 +83,10 @@ function sideEffectTool(name, idempotent, sleepMs) {
   });
 }
 
-/** The store, logging each call before it starts and after it returns (a commit with its id). */
+/**
+ * The store, logging each call before it starts and after it returns (a commit with its id;
+ * `commitTurns`, which lands several checkpoints in one write, with the last one's).
+ */
 function loggedStore(store) {
   return new Proxy(store, {
     get(target, property) {
@@ -92,7 +95,9 @@ function loggedStore(store) {
       return async (...args) => {
         phase(`store ${String(property)}`);
         const result = await value.apply(target, args);
-        phase(`store ${String(property)} done${property === 'commit' ? ` ${result.id}` : ''}`);
+        const landed =
+          property === 'commit' ? result.id : property === 'commitTurns' ? result.at(-1)?.id : '';
+        phase(`store ${String(property)} done${landed ? ` ${landed}` : ''}`);
         return result;
       };
     },
