@@ -65,27 +65,26 @@ const peek = tool('peek', 'read', false);
 const save = tool('save', 'write', true);
 const send = tool('send', 'write');
 
-/** One step: the model calls `name` once, then answers. */
-async function step(name: string): Promise<void> {
-  const agent = new Agent({
-    provider: scripted([{ toolCalls: [{ id: 'c1', name, input: {} }] }, { text: 'done' }]),
+/** An Agent on session s1 with every tool granted, playing `turns`. */
+const agentWith = (turns: Parameters<typeof scripted>[0], maxTurns?: number) =>
+  new Agent({
+    provider: scripted(turns),
     model: 'claude-sonnet-4-5',
     tools: [look, peek, save, send],
     permissions: { grants: ['write'] },
     session: { store, id: 's1' },
+    ...(maxTurns === undefined ? {} : { limits: { maxTurns } }),
   });
+
+/** One step: the model calls `name` once, then answers. */
+async function step(name: string): Promise<void> {
+  const agent = agentWith([{ toolCalls: [{ id: 'c1', name, input: {} }] }, { text: 'done' }]);
   const result = await agent.run('go');
   expect(result.status).toBe('completed');
   calls.clear();
   ran.length = 0;
   // The measured step, on a session that exists (the first run created it).
-  const second = new Agent({
-    provider: scripted([{ toolCalls: [{ id: 'c2', name, input: {} }] }, { text: 'done' }]),
-    model: 'claude-sonnet-4-5',
-    tools: [look, peek, save, send],
-    permissions: { grants: ['write'] },
-    session: { store, id: 's1' },
-  });
+  const second = agentWith([{ toolCalls: [{ id: 'c2', name, input: {} }] }, { text: 'done' }]);
   expect((await second.run('again')).status).toBe('completed');
   expect(ran).toEqual([`${name}:c2`]);
 }
@@ -93,12 +92,10 @@ async function step(name: string): Promise<void> {
 describe('the journal a prompt reads', () => {
   it('is not read for a prompt: the prompt’s commit refuses a pending turn instead', async () => {
     await step('look');
-    const agent = new Agent({
-      provider: scripted([{ toolCalls: [{ id: 'c2', name: 'look', input: {} }] }, { text: 'ok' }]),
-      model: 'claude-sonnet-4-5',
-      tools: [look],
-      session: { store, id: 's1' },
-    });
+    const agent = agentWith([
+      { toolCalls: [{ id: 'c2', name: 'look', input: {} }] },
+      { text: 'ok' },
+    ]);
     calls.clear();
     await agent.run('again');
     expect(calls.get('pendingTurn') ?? 0).toBe(0);
@@ -112,13 +109,7 @@ describe('the journal a prompt reads', () => {
   });
 
   it('finishes a turn another writer journaled on this agent’s head before the prompt lands', async () => {
-    const agent = new Agent({
-      provider: scripted([{ text: 'first' }, { text: 'second' }]),
-      model: 'claude-sonnet-4-5',
-      tools: [look, peek, save, send],
-      permissions: { grants: ['write'] },
-      session: { store, id: 's1' },
-    });
+    const agent = agentWith([{ text: 'first' }, { text: 'second' }]);
     await agent.run('one');
     // Another process, on the head this agent holds, journals a turn, starts `send` and dies.
     const { head } = await store.load('s1');
@@ -152,16 +143,6 @@ describe('a tool turn held for the turn after it', () => {
   beforeEach(() => {
     ran.length = 0;
   });
-  const agentWith = (turns: Parameters<typeof scripted>[0], maxTurns?: number) =>
-    new Agent({
-      provider: scripted(turns),
-      model: 'claude-sonnet-4-5',
-      tools: [look, peek, save, send],
-      permissions: { grants: ['write'] },
-      session: { store, id: 's1' },
-      ...(maxTurns === undefined ? {} : { limits: { maxTurns } }),
-    });
-
   it('is committed before the next turn is journaled: two tool turns, then the answer', async () => {
     const agent = agentWith([
       { toolCalls: [{ id: 'c1', name: 'look', input: {} }] },
@@ -289,13 +270,7 @@ async function crashDuring(name: string, started: boolean): Promise<void> {
 }
 
 async function resumeAfterCrash(): Promise<readonly Message[]> {
-  const agent = new Agent({
-    provider: scripted([{ text: 'finished' }]),
-    model: 'claude-sonnet-4-5',
-    tools: [look, peek, save, send],
-    permissions: { grants: ['write'] },
-    session: { store, id: 's1' },
-  });
+  const agent = agentWith([{ text: 'finished' }]);
   expect((await agent.resume())?.status).toBe('completed');
   const { messages } = await store.load('s1');
   expect(validateHistory(messages)).toEqual([]);

@@ -17,7 +17,7 @@ import {
 import { packBody } from './message-codec.js';
 import { clearPendingTurn } from './pending-turn-rows.js';
 import { runShape, sizedKey } from './query-shapes.js';
-import { requireBranch, requireTarget, sameSeq } from './session-rows.js';
+import { headId, requireBranch, requireTarget, sameSeq } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** A turn to commit, validated and encoded outside the transaction. */
@@ -65,9 +65,10 @@ async function storeMessages(
   messages: readonly EncodedMessage[],
 ): Promise<number[]> {
   // Sorted by hash: writers inserting overlapping sets take row locks in one order (PostgreSQL).
-  let missing = [...new Map(messages.map((m) => [m.hash.toString('hex'), m])).values()].sort(
-    (a, b) => Buffer.compare(a.hash, b.hash),
-  );
+  // Each body is packed (deflated) once, however many passes it takes.
+  let missing = [...new Map(messages.map((m) => [m.hash.toString('hex'), m])).values()]
+    .sort((a, b) => Buffer.compare(a.hash, b.hash))
+    .map((message) => ({ hash: message.hash, ...packBody(message.body) }));
   const seqByHash = new Map<string, number>();
   const found = (rows: readonly { seq: number; hash: Uint8Array }[]): void => {
     for (const row of rows) seqByHash.set(toHex(row.hash), row.seq);
@@ -79,7 +80,7 @@ async function storeMessages(
   for (let pass = 0; pass < 3 && missing.length > 0; pass++) {
     // One statement: rows are inserted (and their keys locked) in the order given. It returns
     // the rows it inserted; only bodies stored before (a shared history) need looking up.
-    const rows = missing.map((message) => ({ hash: message.hash, ...packBody(message.body) }));
+    const rows = missing;
     const values = rows.flatMap((row) => [row.hash, row.codec, row.body]);
     const inserted = await runShape(db, sizedKey('messages', rows.length), values, (...slots) =>
       db
@@ -174,7 +175,7 @@ export async function commitTurn(
   // No branch (undefined or null, as before the one-statement lookup): the current one.
   const named = turn.branch ?? undefined;
   const { session, branch, pending } = await requireTarget(db, turn.sessionId, named);
-  const actual = branch.head_id === null ? null : toHex(branch.head_id);
+  const actual = headId(branch);
   if (actual !== turn.expectedHead) {
     const existing = await findCheckpoint(db, turn.id, session.seq);
     if (existing && actual === toHex(turn.id)) {
@@ -252,8 +253,7 @@ export async function commitTurn(
   // Under SQLite's write lock the head cannot have moved; under PostgreSQL's READ COMMITTED it can
   // (the update waits for the other writer's row lock, then finds the head changed: 0 rows).
   if (BigInt(numAffectedRows ?? 0n) !== 1n) {
-    const moved = await requireBranch(db, session, branch.name);
-    const head = moved.head_id === null ? null : toHex(moved.head_id);
+    const head = headId(await requireBranch(db, session, branch.name));
     // A concurrent retry of this very turn landed first: that is this commit's outcome too.
     if (head === toHex(turn.id)) return describe(turn, target.turn, target.created_at);
     throw new SessionConflictError(session.id, turn.expectedHead, head);

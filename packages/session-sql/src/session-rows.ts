@@ -1,6 +1,6 @@
 import { ConfigError, type SessionInfo } from '@mh/core';
 import type { Kysely } from 'kysely';
-import { fromHex } from './content-hash.js';
+import { fromHex, toHex } from './content-hash.js';
 import { runShape } from './query-shapes.js';
 import type { StoreDatabase } from './store-database.js';
 
@@ -114,6 +114,10 @@ export function toSessionInfo(row: SessionRow, turns: number): SessionInfo {
     turns,
   };
 }
+
+/** The branch's head checkpoint id (hex), or null for an empty branch. */
+export const headId = (branch: BranchRow): string | null =>
+  branch.head_id === null ? null : toHex(branch.head_id);
 
 /** Whether two row keys are the same (null: an empty branch's head); drivers differ in type. */
 export const sameSeq = (a: number | null, b: number | null): boolean =>

@@ -14,6 +14,7 @@ import { clearPendingTurn } from './pending-turn-rows.js';
 import { runShape, sizedKey } from './query-shapes.js';
 import {
   type BranchRow,
+  headId,
   requireCheckpoint,
   requireTarget,
   type SessionRow,
@@ -60,10 +61,6 @@ export async function lockTarget(
   return await requireTarget(db, sessionId, branch);
 }
 
-/** The branch's head checkpoint id (hex), or null for an empty branch. */
-export const headId = (branch: BranchRow): string | null =>
-  branch.head_id === null ? null : toHex(branch.head_id);
-
 /**
  * Journals `assistant` on `baseHead` with all calls not started, as one compare-and-set on the
  * branch: `SessionConflictError` when the head moved, or when another writer's pending turn sits
@@ -77,8 +74,8 @@ export async function writePendingTurn(
   now: number,
   serialWrites: boolean,
 ): Promise<void> {
-  const found = await lockTarget(db, target.sessionId, target.branch, serialWrites);
-  const { session, branch, pending: existing } = found;
+  const locked = await lockTarget(db, target.sessionId, target.branch, serialWrites);
+  const { session, branch, pending: existing } = locked;
   const head = headId(branch);
   if (head !== target.baseHead) {
     // An unknown checkpoint is the caller's mistake, not another writer's doing.
