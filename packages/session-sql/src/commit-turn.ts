@@ -159,81 +159,146 @@ async function findCheckpoint(
     .executeTakeFirst();
 }
 
+/** Where each turn's checkpoint is: inserted by this write, or stored before (reused). */
+interface Landing {
+  readonly seq: number;
+  readonly turn: number;
+  readonly created_at: number;
+  readonly inserted: boolean;
+}
+
 /**
- * Appends a prepared turn inside a write transaction: checks the head (optimistic concurrency),
- * adds the checkpoint and the bodies that are new, moves the head with a compare-and-set and
- * clears the branch's pending turn. A retry of a commit that already landed returns its
- * checkpoint. With `serialWrites` (SQLite: one write transaction at a time) the lookup at the
- * start stays true until the commit, so a pending turn it did not find is not there.
+ * Adds the checkpoints of `prepared`, each on the one before from `branch`'s head: a checkpoint
+ * already stored with the same id (a retry, or the same turn committed on another branch from
+ * this head) is that turn, reused as it is. Returns where each landed.
  */
-export async function commitTurn(
+async function insertCheckpoints(
   db: Kysely<StoreDatabase>,
-  turn: PreparedTurn,
+  prepared: readonly PreparedTurn[],
+  sessionSeq: number,
+  branch: { readonly head_seq: number | null; readonly head_turn: number | null },
+  now: number,
+): Promise<Landing[]> {
+  const landings: Landing[] = [];
+  let parent = { seq: branch.head_seq, turn: branch.head_turn ?? 0 };
+  for (const turn of prepared) {
+    const number = parent.turn + 1;
+    const {
+      rows: [inserted],
+    } = await runShape(
+      db,
+      'checkpoint',
+      [turn.id, sessionSeq, parent.seq, number, now, turn.metaJson] as const,
+      (id, session_seq, parent_seq, turn, created_at, meta) =>
+        db
+          .insertInto('checkpoints')
+          .values({ id, session_seq, parent_seq, turn, created_at, meta })
+          .onConflict((conflict) => conflict.column('id').doNothing())
+          .returning('seq'),
+    );
+    let landing: Landing;
+    if (inserted) {
+      landing = { seq: inserted.seq, turn: number, created_at: now, inserted: true };
+    } else {
+      const existing = await findCheckpoint(db, turn.id, sessionSeq);
+      if (!existing) throw new Error(`checkpoint ${toHex(turn.id)} was not stored`);
+      landing = { ...existing, inserted: false };
+    }
+    landings.push(landing);
+    parent = landing;
+  }
+  return landings;
+}
+
+/** Links the checkpoints this write inserted to their messages: one insert of each kind. */
+async function linkMessages(
+  db: Kysely<StoreDatabase>,
+  prepared: readonly PreparedTurn[],
+  landings: readonly Landing[],
+): Promise<void> {
+  const fresh = prepared.filter((_, index) => landings[index]?.inserted);
+  if (fresh.length === 0) return;
+  const messageSeqs = await storeMessages(
+    db,
+    fresh.flatMap((turn) => turn.messages),
+  );
+  const links: number[] = [];
+  let next = 0;
+  for (const [index, turn] of prepared.entries()) {
+    const landing = landings[index] as Landing;
+    if (!landing.inserted) continue;
+    for (let position = 0; position < turn.messages.length; position++) {
+      links.push(landing.seq, position, messageSeqs[next++] as number);
+    }
+  }
+  const rows = links.length / 3;
+  await runShape(db, sizedKey('links', rows), links, (...slots) =>
+    db.insertInto('checkpoint_messages').values(
+      Array.from({ length: rows }, (_, at) => ({
+        checkpoint_seq: slots[3 * at] as number,
+        position: slots[3 * at + 1] as number,
+        message_seq: slots[3 * at + 2] as number,
+      })),
+    ),
+  );
+}
+
+/** The checkpoints of turns that all landed before (a retry), or undefined if one did not. */
+async function landedTurns(
+  db: Kysely<StoreDatabase>,
+  prepared: readonly PreparedTurn[],
+  sessionSeq: number,
+): Promise<Checkpoint[] | undefined> {
+  const checkpoints: Checkpoint[] = [];
+  for (const turn of prepared) {
+    const existing = await findCheckpoint(db, turn.id, sessionSeq);
+    if (!existing) return undefined;
+    checkpoints.push(describe(turn, existing.turn, existing.created_at));
+  }
+  return checkpoints;
+}
+
+/**
+ * Appends prepared turns in order, each on the one before, inside one write transaction: checks
+ * the head (optimistic concurrency), adds a checkpoint per turn and the bodies that are new,
+ * moves the head once with a compare-and-set and clears the branch's pending turn. All land or
+ * none (the first failure throws). A retry of turns that all landed (the head is the last one's
+ * checkpoint) returns their checkpoints. `prepared[0]`'s `refusePending` is the write's: a later
+ * turn sits on a checkpoint of this write, where nothing is journaled. With `serialWrites`
+ * (SQLite: one write transaction at a time) the lookup at the start stays true until the
+ * commit, so a pending turn it did not find is not there.
+ */
+export async function commitTurns(
+  db: Kysely<StoreDatabase>,
+  prepared: readonly PreparedTurn[],
   now: number,
   serialWrites: boolean,
-): Promise<Checkpoint> {
+): Promise<Checkpoint[]> {
+  const first = prepared[0];
+  const last = prepared.at(-1);
+  if (first === undefined || last === undefined) throw new Error('no turn to commit');
   // No branch (undefined or null, as before the one-statement lookup): the current one.
-  const named = turn.branch ?? undefined;
-  const { session, branch, pending } = await requireTarget(db, turn.sessionId, named);
+  const named = first.branch ?? undefined;
+  const { session, branch, pending } = await requireTarget(db, first.sessionId, named);
   const actual = headId(branch);
-  if (actual !== turn.expectedHead) {
-    const existing = await findCheckpoint(db, turn.id, session.seq);
-    if (existing && actual === toHex(turn.id)) {
-      return describe(turn, existing.turn, existing.created_at);
-    }
-    throw new SessionConflictError(session.id, turn.expectedHead, actual);
+  const landed = (landings: readonly Landing[]): Checkpoint[] =>
+    prepared.map((turn, index) => {
+      const landing = landings[index] as Landing;
+      return describe(turn, landing.turn, landing.created_at);
+    });
+  if (actual !== first.expectedHead) {
+    const retried =
+      actual === toHex(last.id) ? await landedTurns(db, prepared, session.seq) : undefined;
+    if (retried) return retried;
+    throw new SessionConflictError(session.id, first.expectedHead, actual);
   }
-  if (turn.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
+  if (first.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
     throw pendingConflict(session.id, branch.name, actual, pending.assistant);
   }
-  const values = {
-    id: turn.id,
-    session_seq: session.seq,
-    parent_seq: branch.head_seq,
-    turn: (branch.head_turn ?? 0) + 1,
-    created_at: now,
-    meta: turn.metaJson,
-  };
-  // The checkpoint's id is its content and parent: one already stored (a retry, or the same turn
-  // committed on another branch from this head) is this turn, and is reused as it is.
-  const {
-    rows: [inserted],
-  } = await runShape(
-    db,
-    'checkpoint',
-    [values.id, values.session_seq, values.parent_seq, values.turn, now, values.meta] as const,
-    (id, session_seq, parent_seq, turn, created_at, meta) =>
-      db
-        .insertInto('checkpoints')
-        .values({ id, session_seq, parent_seq, turn, created_at, meta })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('seq'),
-  );
-  let target: { seq: number; turn: number; created_at: number };
-  if (inserted) {
-    const messageSeqs = await storeMessages(db, turn.messages);
-    const links = messageSeqs.flatMap((message_seq, position) => [
-      inserted.seq,
-      position,
-      message_seq,
-    ]);
-    await runShape(db, sizedKey('links', messageSeqs.length), links, (...slots) =>
-      db.insertInto('checkpoint_messages').values(
-        messageSeqs.map((_, at) => ({
-          checkpoint_seq: slots[3 * at] as number,
-          position: slots[3 * at + 1] as number,
-          message_seq: slots[3 * at + 2] as number,
-        })),
-      ),
-    );
-    target = { seq: inserted.seq, turn: values.turn, created_at: now };
-  } else {
-    const existing = await findCheckpoint(db, turn.id, session.seq);
-    if (!existing) throw new Error(`checkpoint ${toHex(turn.id)} was not stored`);
-    target = existing;
-  }
+  const landings = await insertCheckpoints(db, prepared, session.seq, branch, now);
+  await linkMessages(db, prepared, landings);
   const from = branch.head_seq;
-  const moveValues: unknown[] = [target.seq, now, session.seq, branch.name];
+  const moveValues: unknown[] = [(landings.at(-1) as Landing).seq, now, session.seq, branch.name];
   if (from !== null) moveValues.push(from);
   const { numAffectedRows } = await runShape(
     db,
@@ -254,11 +319,11 @@ export async function commitTurn(
   // (the update waits for the other writer's row lock, then finds the head changed: 0 rows).
   if (BigInt(numAffectedRows ?? 0n) !== 1n) {
     const head = headId(await requireBranch(db, session, branch.name));
-    // A concurrent retry of this very turn landed first: that is this commit's outcome too.
-    if (head === toHex(turn.id)) return describe(turn, target.turn, target.created_at);
-    throw new SessionConflictError(session.id, turn.expectedHead, head);
+    // A concurrent retry of these very turns landed first: that is this write's outcome too.
+    if (head === toHex(last.id)) return landed(landings);
+    throw new SessionConflictError(session.id, first.expectedHead, head);
   }
-  if (turn.refusePending && !serialWrites) {
+  if (first.refusePending && !serialWrites) {
     // Under READ COMMITTED a turn may have been journaled since the lookup; the branch row is
     // locked now (the head move), so what this read finds stays until the commit.
     const journaled = await db
@@ -276,50 +341,16 @@ export async function commitTurn(
   );
   // Under READ COMMITTED a journal write may have landed since the lookup: clear regardless.
   if (pending !== undefined || !serialWrites) await clearPendingTurn(db, session.seq, branch.name);
-  return describe(turn, target.turn, target.created_at);
+  return landed(landings);
 }
 
-/**
- * Appends prepared turns in order, each on the one before, inside one write transaction: all land
- * or none (the first failure throws). A retry of turns that all landed (the head is the last
- * one's checkpoint) returns their checkpoints, as `commitTurn` returns a landed turn's.
- */
-export async function commitTurns(
+/** Appends one prepared turn: `commitTurns` of that turn alone. */
+export async function commitTurn(
   db: Kysely<StoreDatabase>,
-  prepared: readonly PreparedTurn[],
+  turn: PreparedTurn,
   now: number,
   serialWrites: boolean,
-): Promise<Checkpoint[]> {
-  const landed: Checkpoint[] = [];
-  for (const [index, turn] of prepared.entries()) {
-    try {
-      landed.push(await commitTurn(db, turn, now, serialWrites));
-    } catch (error) {
-      const last = prepared.at(-1) as PreparedTurn;
-      const already =
-        index === 0 &&
-        prepared.length > 1 &&
-        SessionConflictError.isInstance(error) &&
-        error.actualHead === toHex(last.id);
-      if (!already) throw error;
-      return await landedTurns(db, prepared, error);
-    }
-  }
-  return landed;
-}
-
-/** The checkpoints of turns that all landed before (a retry), or the conflict if one did not. */
-async function landedTurns(
-  db: Kysely<StoreDatabase>,
-  prepared: readonly PreparedTurn[],
-  conflict: SessionConflictError,
-): Promise<Checkpoint[]> {
-  const { session } = await requireTarget(db, (prepared[0] as PreparedTurn).sessionId, undefined);
-  const checkpoints: Checkpoint[] = [];
-  for (const turn of prepared) {
-    const existing = await findCheckpoint(db, turn.id, session.seq);
-    if (!existing) throw conflict;
-    checkpoints.push(describe(turn, existing.turn, existing.created_at));
-  }
-  return checkpoints;
+): Promise<Checkpoint> {
+  const [checkpoint] = await commitTurns(db, [turn], now, serialWrites);
+  return checkpoint as Checkpoint;
 }

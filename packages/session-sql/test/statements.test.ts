@@ -70,6 +70,43 @@ describe('statements per store call (SQLite)', () => {
     await store.close();
   });
 
+  it('commits several turns in one transaction: one lookup, one head move, one insert of their messages', async () => {
+    const { store, take } = await logged();
+    await store.createSession({ id: 's' });
+    const base = await store.commit('s', promptTurn('1'), { expectedHead: null });
+    await store.journalTurn('s', 'main', base.id, assistantWithCalls('2', 1));
+    take();
+    // The Agent's step: the tool turn (assistant and results) with the answer after it.
+    const landed = await store.commitTurns?.('s', [toolTurn('2', 1), promptTurn('3')], {
+      expectedHead: base.id,
+    });
+    expect(verbs(take())).toEqual([
+      'begin',
+      'select',
+      'insert checkpoints',
+      'insert checkpoints',
+      'insert messages',
+      'insert checkpoint_messages',
+      'update',
+      'update',
+      'delete pending_calls',
+      'delete pending_turns',
+      'commit',
+    ]);
+    expect(landed?.map((checkpoint) => [checkpoint.turn, checkpoint.messageIds.length])).toEqual([
+      [2, 2],
+      [3, 1],
+    ]);
+    // What one commit each would have made: the same checkpoints, loaded back the same.
+    const state = await store.load('s');
+    expect(state.checkpoints.map((checkpoint) => checkpoint.id)).toEqual([
+      base.id,
+      ...(landed ?? []).map((checkpoint) => checkpoint.id),
+    ]);
+    expect(state.messages).toHaveLength(4);
+    await store.close();
+  });
+
   it('journals a turn in five statements and a call in four, and reads the journal in three', async () => {
     const { store, take } = await logged();
     await store.createSession({ id: 's' });
