@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ForkCommand, ReadCommand, RewindCommand, SwitchBranchCommand } from './branch-commands.js';
 import { CommitCommand, CommitRetryCommand, CommitStaleCommand } from './commit-commands.js';
+import { CommitTurnsCommand } from './commit-turns-command.js';
 import { textArb, turnSpecArb } from './content.js';
 import { CRASH_OPS, CrashCommand } from './crash-command.js';
 import type { StoreCommand } from './harness.js';
@@ -18,11 +19,12 @@ const branch = fc.option(pick, { nil: null });
 
 /**
  * The generated commands, weighted toward the writes that interact (commit, journal); reopen
- * and crash only when the caller can provide them.
+ * and crash only when the caller can provide them, `commitTurns` only when the store has it.
  */
 export function commandArbitraries(has: {
   readonly reopen: boolean;
   readonly crash: boolean;
+  readonly commitTurns: boolean;
 }): fc.Arbitrary<StoreCommand>[] {
   const weighted: [number, fc.Arbitrary<StoreCommand>][] = [
     [
@@ -120,6 +122,29 @@ export function commandArbitraries(has: {
     ],
     [1, fc.tuple(pick, fc.boolean()).map(([s, unknown]) => new DeleteSessionCommand(s, unknown))],
   ];
+  if (has.commitTurns) {
+    const turns = fc.array(turnSpecArb, { minLength: 1, maxLength: 3 });
+    weighted.push(
+      [
+        3,
+        fc
+          .tuple(pick, branch, turns, fc.boolean())
+          .map(([s, b, specs, refuse]) => new CommitTurnsCommand('head', s, b, specs, refuse, 0)),
+      ],
+      [
+        1,
+        fc
+          .tuple(pick, pick, pick, turns, fc.boolean())
+          .map(
+            ([s, b, p, specs, refuse]) => new CommitTurnsCommand('stale', s, b, specs, refuse, p),
+          ),
+      ],
+      [
+        2,
+        fc.tuple(pick, branch).map(([s, b]) => new CommitTurnsCommand('retry', s, b, [], false, 0)),
+      ],
+    );
+  }
   if (has.reopen) weighted.push([1, fc.constant(null).map(() => new ReopenCommand())]);
   if (has.crash) {
     weighted.push([

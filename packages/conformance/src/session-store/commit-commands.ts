@@ -7,7 +7,10 @@ import { type ModelSession, pickOf, type StoreModel } from './store-model.js';
 
 const short = (id: string | null): string => (id === null ? 'null' : id.slice(0, 10));
 
-/** Records a checkpoint that landed on `branch`, after checking what the store returned. */
+/**
+ * Records a checkpoint that landed on `branch`, after checking what the store returned; `call`
+ * names the call in a violation (default `commit`).
+ */
 export function recordCommit(
   session: ModelSession,
   branchName: string,
@@ -21,9 +24,10 @@ export function recordCommit(
     meta: unknown;
   },
   expectedHead: string | null,
+  call = 'commit',
 ): void {
   const branch = session.branch(branchName);
-  const what = `commit on ${session.id}/${branchName}`;
+  const what = `${call} on ${session.id}/${branchName}`;
   same(
     {
       sessionId: checkpoint.sessionId,

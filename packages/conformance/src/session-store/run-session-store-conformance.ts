@@ -58,6 +58,8 @@ async function runLane(
     commandArbitraries({
       reopen: options.reopen !== undefined,
       crash: options.crashWriter !== undefined,
+      // Optional in the port: generated only when the store the factory gave has it.
+      commitTurns: typeof harness.store.commitTurns === 'function',
     }),
     { maxCommands: options.maxCommands ?? 12 },
   );
@@ -98,11 +100,12 @@ async function runLane(
 
 /**
  * Runs the model-based `SessionStore` suite: fast-check generates sequences of store calls
- * (commits on the head and on stale heads, retries, rewinds, forks, branch switches, journal
- * writes right and wrong, bad calls, deletes, and with the hooks reopens and crashes), runs each
- * against the store and an in-memory reference model, and after every command compares all the
- * store says about the touched session with the model. Resolves with a report; rejects with a
- * `SessionStoreConformanceError` holding the seed, path and shrunk sequence of a counterexample.
+ * (commits on the head and on stale heads, retries, `commitTurns` when the store has it, rewinds,
+ * forks, branch switches, journal writes right and wrong, bad calls, deletes, and with the hooks
+ * reopens and crashes), runs each against the store and an in-memory reference model, and after
+ * every command compares all the store says about the touched session with the model. Resolves
+ * with a report; rejects with a `SessionStoreConformanceError` holding the seed, path and shrunk
+ * sequence of a counterexample.
  * Framework-agnostic: await it in any test runner.
  *
  * @example

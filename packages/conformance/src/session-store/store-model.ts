@@ -1,5 +1,6 @@
 import {
   type AskedQuestion,
+  type Checkpoint,
   type CheckpointMeta,
   DEFAULT_BRANCH,
   type Message,
@@ -42,12 +43,29 @@ export interface LastCommit {
   readonly id: string;
 }
 
+/** The last `commitTurns` that landed on a branch, for its retry. */
+export interface LastTurns {
+  readonly turns: readonly LastCommit['turn'][];
+  readonly expectedHead: string | null;
+  readonly refuse: boolean;
+  /** What the store returned, one checkpoint a turn: a retry must return the same. */
+  readonly checkpoints: readonly Checkpoint[];
+}
+
 /** A branch: a head, at most one pending turn. */
 export interface ModelBranch {
   head: string | null;
   pending: ModelPending | undefined;
   lastCommit: LastCommit | undefined;
+  lastTurns: LastTurns | undefined;
 }
+
+const emptyBranch = (head: string | null): ModelBranch => ({
+  head,
+  pending: undefined,
+  lastCommit: undefined,
+  lastTurns: undefined,
+});
 
 /** A session of the reference model. */
 export class ModelSession {
@@ -61,7 +79,7 @@ export class ModelSession {
   constructor(id: string, title: string | undefined) {
     this.id = id;
     this.title = title;
-    this.branches.set(DEFAULT_BRANCH, { head: null, pending: undefined, lastCommit: undefined });
+    this.branches.set(DEFAULT_BRANCH, emptyBranch(null));
   }
 
   /** The branch, which must exist. */
@@ -90,7 +108,7 @@ export class ModelSession {
 
   /** Starts `name` at `head` (no pending turn) and makes it current. */
   startBranch(name: string, head: string | null): void {
-    this.branches.set(name, { head, pending: undefined, lastCommit: undefined });
+    this.branches.set(name, emptyBranch(head));
     this.current = name;
   }
 }
