@@ -16,6 +16,8 @@
 //    has grown to its working size by then), and the store calls a step makes. Floor: a
 //    hand-written loop over the same scripted model with raw better-sqlite3 making the same
 //    writes, each one transaction (one fsync).
+//    Then the `add` steps again with the files on a RAM disk (/dev/shm), ours and the floor: the
+//    part of the gap that is not the disk.
 // 3. Event loop: A agents (1, 10, 100) on one file, sharing one store, each on its own session,
 //    all running BENCH_LOOP_STEPS steps (default 20) at once; the model's events each wait for a
 //    1 ms timer, as network I/O would. The maximum lateness of a 1 ms interval timer (what a tool
@@ -23,7 +25,7 @@
 // 4. Commits per second of 1, 10 and 100 writers sharing one store (BENCH_WRITERS), each on its
 //    own session, with no model: concurrent writes share transactions (group commit). Floor: raw
 //    better-sqlite3, one writer, one fsync per commit.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -194,8 +196,8 @@ function counted(store, label) {
 }
 
 /** Per-step ms of the Agent with a session, in windows of 10 steps. */
-async function agentSteps(steps, tool) {
-  const store = counted(await openSqliteStore(freshPath()), tool.name);
+async function agentSteps(steps, tool, path = freshPath(), label = tool.name) {
+  const store = counted(await openSqliteStore(path), label);
   const agent = new Agent({
     provider: provider(undefined, tool.name),
     model: MODEL,
@@ -215,8 +217,8 @@ async function agentSteps(steps, tool) {
 }
 
 /** The floor of a step: the same model and tool, raw better-sqlite3, one fsync per commit. */
-async function floorSteps(steps, tool) {
-  const raw = rawDatabase(freshPath());
+async function floorSteps(steps, tool, path = freshPath()) {
+  const raw = rawDatabase(path);
   const model = provider(undefined, tool.name);
   const tools = [
     { name: tool.name, description: tool.description, inputSchema: tool.schema.jsonSchema },
@@ -381,6 +383,33 @@ async function part1() {
 
 async function part2() {
   for (const tool of [add, record]) await agentVersusFloor(tool);
+  await ramDiskSteps();
+}
+
+/**
+ * 2, again with `add`, the files on a RAM disk (/dev/shm, where an fsync costs next to nothing):
+ * what is left of a step is CPU, ours on two threads and the floor's on one, and the crossings
+ * between our threads. Not what users run: it tells how much of the gap to the floor the disk is.
+ */
+async function ramDiskSteps() {
+  if (!existsSync('/dev/shm')) return;
+  const ram = mkdtempSync(join('/dev/shm', 'mh-session-bench-'));
+  try {
+    const ours = [];
+    const floors = [];
+    for (let run = 0; run < REPEATS; run++) {
+      ours.push(await agentSteps(STEPS, add, join(ram, `a${run}.db`), 'ram disk'));
+      floors.push(await floorSteps(STEPS, add, join(ram, `f${run}.db`)));
+    }
+    const from = Math.min(100, STEPS - 10);
+    const steady = (runs) => median(runs.map((times) => median(times.slice(from))));
+    const [mine, floor] = [steady(ours), steady(floors)];
+    console.log(
+      `2. the same, tool \`add\`, files on a RAM disk (no fsync cost): median step, steps ${from + 1}–${STEPS}: ours ${mine.toFixed(2)} ms, floor ${floor.toFixed(2)} ms, ×floor ${(mine / floor).toFixed(2)}`,
+    );
+  } finally {
+    rmSync(ram, { recursive: true, force: true });
+  }
 }
 
 async function agentVersusFloor(tool) {
