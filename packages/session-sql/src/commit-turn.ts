@@ -262,8 +262,8 @@ async function landedTurns(
  * Appends prepared turns in order, each on the one before, inside one write transaction: checks
  * the head (optimistic concurrency), adds a checkpoint per turn and the bodies that are new,
  * moves the head once with a compare-and-set and clears the branch's pending turn. All land or
- * none (the first failure throws). A retry of turns that all landed (the head is the last one's
- * checkpoint) returns their checkpoints. `prepared[0]`'s `refusePending` is the write's: a later
+ * none (the first failure throws). A retry returns the checkpoints of the turns that landed
+ * before (the head is one of theirs) and lands the rest on it, as one commit per turn would. `prepared[0]`'s `refusePending` is the write's: a later
  * turn sits on a checkpoint of this write, where nothing is journaled. With `serialWrites`
  * (SQLite: one write transaction at a time) the lookup at the start stays true until the
  * commit, so a pending turn it did not find is not there.
@@ -281,22 +281,31 @@ export async function commitTurns(
   const named = first.branch ?? undefined;
   const { session, branch, pending } = await requireTarget(db, first.sessionId, named);
   const actual = headId(branch);
-  const landed = (landings: readonly Landing[]): Checkpoint[] =>
-    prepared.map((turn, index) => {
-      const landing = landings[index] as Landing;
-      return describe(turn, landing.turn, landing.created_at);
-    });
+  // Turns that landed before (a retry) are returned as `commit` returns a landed turn: when the
+  // head is one of these turns' checkpoints, the turns up to it landed, and the rest goes on it.
+  let retried: Checkpoint[] = [];
   if (actual !== first.expectedHead) {
-    const retried =
-      actual === toHex(last.id) ? await landedTurns(db, prepared, session.seq) : undefined;
-    if (retried) return retried;
-    throw new SessionConflictError(session.id, first.expectedHead, actual);
+    const at = prepared.findIndex((turn) => toHex(turn.id) === actual);
+    const landed =
+      at < 0 ? undefined : await landedTurns(db, prepared.slice(0, at + 1), session.seq);
+    if (!landed) throw new SessionConflictError(session.id, first.expectedHead, actual);
+    if (landed.length === prepared.length) return landed;
+    retried = landed;
   }
-  if (first.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
+  const rest = prepared.slice(retried.length);
+  const next = rest[0] as PreparedTurn;
+  if (next.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
     throw pendingConflict(session.id, branch.name, actual, pending.assistant);
   }
-  const landings = await insertCheckpoints(db, prepared, session.seq, branch, now);
-  await linkMessages(db, prepared, landings);
+  const described = (landings: readonly Landing[]): Checkpoint[] => [
+    ...retried,
+    ...rest.map((turn, index) => {
+      const landing = landings[index] as Landing;
+      return describe(turn, landing.turn, landing.created_at);
+    }),
+  ];
+  const landings = await insertCheckpoints(db, rest, session.seq, branch, now);
+  await linkMessages(db, rest, landings);
   const from = branch.head_seq;
   const moveValues: unknown[] = [(landings.at(-1) as Landing).seq, now, session.seq, branch.name];
   if (from !== null) moveValues.push(from);
@@ -320,10 +329,10 @@ export async function commitTurns(
   if (BigInt(numAffectedRows ?? 0n) !== 1n) {
     const head = headId(await requireBranch(db, session, branch.name));
     // A concurrent retry of these very turns landed first: that is this write's outcome too.
-    if (head === toHex(last.id)) return landed(landings);
+    if (head === toHex(last.id)) return described(landings);
     throw new SessionConflictError(session.id, first.expectedHead, head);
   }
-  if (first.refusePending && !serialWrites) {
+  if (next.refusePending && !serialWrites) {
     // Under READ COMMITTED a turn may have been journaled since the lookup; the branch row is
     // locked now (the head move), so what this read finds stays until the commit.
     const journaled = await db
@@ -341,7 +350,7 @@ export async function commitTurns(
   );
   // Under READ COMMITTED a journal write may have landed since the lookup: clear regardless.
   if (pending !== undefined || !serialWrites) await clearPendingTurn(db, session.seq, branch.name);
-  return landed(landings);
+  return described(landings);
 }
 
 /** Appends one prepared turn: `commitTurns` of that turn alone. */

@@ -67,6 +67,23 @@ export function commitTurnsContract(
       expect((await store.load('s')).head).toBe(head);
     });
 
+    it('lands the rest of a retry whose first turns landed, as one commit per turn would', async () => {
+      const turns = [toolTurn('1', 1), promptTurn('2'), promptTurn('3')];
+      // The first turn landed alone (committed one by one, or by a writer that stopped there).
+      const first = await store.commit('s', turns[0] as (typeof turns)[0], { expectedHead: base });
+      const landed = await commitTurns('s', turns, { expectedHead: base });
+      expect(landed[0]).toEqual(first);
+      expect(landed.map((checkpoint) => checkpoint.parentId)).toEqual([
+        base,
+        first.id,
+        landed[1]?.id,
+      ]);
+      expect(landed.map((checkpoint) => checkpoint.turn)).toEqual([2, 3, 4]);
+      expect((await store.load('s')).head).toBe(landed[2]?.id);
+      // Again: every turn has landed now, and the same checkpoints come back.
+      expect(await commitTurns('s', turns, { expectedHead: base })).toEqual(landed);
+    });
+
     it('names a bad turn by its place and lands none', async () => {
       const bad = { messages: [], meta: {} };
       const error = await commitTurns('s', [promptTurn('1'), bad], { expectedHead: base }).catch(
