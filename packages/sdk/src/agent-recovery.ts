@@ -208,11 +208,22 @@ export async function* recoverTurn(
   };
 }
 
+/** Prompts made here from a string: their ids are new, so no conversation holds them yet. */
+const minted = new WeakSet<Message>();
+
+/**
+ * Whether `message` is a prompt `toPromptMessage` made from a string (its id is a new one), once:
+ * the object then joins the history, where a caller could take it and send it again.
+ */
+export const takeMintedPrompt = (message: Message): boolean => minted.delete(message);
+
 /** The prompt of a run as a user message; throws `ConfigError` naming `prompt` when it is not one. */
 export function toPromptMessage(prompt: string | Message): Message {
   if (typeof prompt === 'string') {
     if (prompt.trim() === '') throw new ConfigError('prompt', 'expected a non-empty string');
-    return userMessage(prompt);
+    const message = userMessage(prompt);
+    minted.add(message);
+    return message;
   }
   if (
     prompt === null ||

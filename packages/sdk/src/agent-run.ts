@@ -26,7 +26,7 @@ import {
   tokenFor,
 } from './agent-interrupts.js';
 import { failedBeforeStart } from './agent-options.js';
-import { recoverTurn } from './agent-recovery.js';
+import { recoverTurn, takeMintedPrompt } from './agent-recovery.js';
 import { withCancelMark } from './cancel-mark.js';
 import type { SessionBinding } from './session-binding.js';
 
@@ -92,7 +92,7 @@ export async function* runAgent(
         }
       }
       if (movedOn.length > 0) conversation.held = undefined;
-      if (message) conversation.history = [...conversation.history, ...movedOn, message];
+      if (message) conversation.extend([...movedOn, message]);
       else if (conversation.history.at(-1)?.role !== 'user') return;
       // The prompt is durable before the model sees it: a crash now resumes by answering it.
       const pendingTurn = opened === UNREAD ? 'refuse' : 'clear';
@@ -120,7 +120,7 @@ export async function* runAgent(
       steps: run.steps,
       // However the run ends (even if the caller stops iterating), keep its valid history.
       onSettled: (history, status) => {
-        conversation.history = [...history];
+        conversation.settled(history);
         settledStatus = status;
       },
     });
@@ -196,7 +196,12 @@ async function* open(
     return { error };
   }
   // Also the messages compaction folded from the view: the store still holds them.
-  if (message && inConversation(conversation.history, session, message.id)) {
+  // A prompt made from a string has a new id: only a caller's own message id can repeat one.
+  if (
+    message &&
+    !takeMintedPrompt(message) &&
+    inConversation(conversation.history, session, message.id)
+  ) {
     throw new ConfigError('prompt.id', `message ${message.id} is already in the conversation`);
   }
   if (!session) return yield* recover(conversation, undefined, run);

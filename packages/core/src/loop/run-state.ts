@@ -1,5 +1,10 @@
 import type { CompactionRecord } from '../compaction/record.js';
-import { type HistoryRepair, repairAfterSettled, repairHistory } from '../messages/history.js';
+import {
+  type HistoryRepair,
+  repairAfterSettled,
+  repairHistory,
+  repairSuffix,
+} from '../messages/history.js';
 import { HistoryChecker } from '../messages/history-checker.js';
 import { type IdSource, type Message, newMessageId } from '../messages/message.js';
 import { rememberSettled, type SettledPrefix } from '../messages/settled-histories.js';
@@ -121,11 +126,14 @@ export class RunState implements RunProgress {
     // The checker's ids are those of its checked messages: after a rewrite (a compaction since
     // the last check) they are another history's, and everything is repaired afresh.
     const useIds = checked > 0 ? this.checker.useIds : new Set<string>();
-    const repaired = repairAfterSettled(this.history, checked, useIds, {
+    // Only what follows the checked prefix is looked at, and the history copied only if it changes.
+    const repaired = repairSuffix(this.history, checked, useIds, {
       reason,
       newId: () => this.#newId(),
     });
-    if (repaired.repairs.length > 0) this.history = markAppendOnly(repaired.history);
+    if (repaired.repairs.length > 0) {
+      this.history = markAppendOnly([...this.history.slice(0, checked), ...repaired.tail]);
+    }
     for (let index = checked; index < this.history.length; index++) {
       for (const block of (this.history[index] as Message).content)
         if (block.type === 'tool_use') useIds.add(block.id);

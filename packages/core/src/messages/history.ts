@@ -220,6 +220,23 @@ export function repairAfterSettled(
   settledUseIds: ReadonlySet<string>,
   options: RepairOptions = {},
 ): RepairResult {
+  const { tail, repairs } = repairSuffix(history, settled, settledUseIds, options);
+  // Every change is reported: with none, the history is its own repair (one copy of it).
+  const output = repairs.length === 0 ? history.slice() : history.slice(0, settled).concat(tail);
+  return { history: output, repairs };
+}
+
+/**
+ * The repair of what follows a settled prefix (see `repairAfterSettled`): the messages that
+ * replace `history[settled…]`, and the changes. Copies nothing of the prefix, so a run that needs
+ * no repair costs the length of its own messages, not of the conversation.
+ */
+export function repairSuffix(
+  history: readonly Message[],
+  settled: number,
+  settledUseIds: ReadonlySet<string>,
+  options: RepairOptions = {},
+): { readonly tail: Message[]; readonly repairs: HistoryRepair[] } {
   const reason = options.reason ?? 'interrupted';
   const newId = options.newId ?? (() => newMessageId());
   const repairs: HistoryRepair[] = [];
@@ -281,10 +298,10 @@ export function repairAfterSettled(
 
   // Pass 2: pair every call with exactly one result in the next message. A settled prefix ends
   // with no call left to answer, so what follows it is paired on its own.
-  const output: Message[] = history.slice(0, settled);
+  const output: Message[] = [];
   for (let index = 0; index < cleaned.length; index++) {
     const message = cleaned[index] as Message;
-    const previous = output[output.length - 1];
+    const previous = output.length > 0 ? output[output.length - 1] : history[settled - 1];
     let current = message;
     if (message.role === 'user') current = dropUnpairedResults(message, previous, repairs);
     if (current.content.length === 0) {
@@ -338,7 +355,7 @@ export function repairAfterSettled(
       output.push(inserted);
     }
   }
-  return { history: output, repairs };
+  return { tail: output, repairs };
 }
 
 function dropUnpairedResults(

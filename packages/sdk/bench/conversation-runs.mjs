@@ -1,0 +1,123 @@
+// Many runs on one conversation, as a chat application without a session makes them: one Agent
+// (claude-sonnet-4-5, the defaults), one `add` call and an answer per run, 4 messages per run.
+// The loop bench measures the turns of one run; this measures what a run costs as the
+// conversation grows. Per-run ms (median of each window of BENCH_WINDOW runs, default 500) over
+// BENCH_RUNS runs (default 5000, 20,000 messages), median of BENCH_REPEATS processes' worth of
+// runs in this process (default 3). Floor: a hand-written loop over the same scripted model and
+// tool, a plain array history appended to. Runs against the BUILT packages.
+import { performance } from 'node:perf_hooks';
+import { Agent, defineTool, scripted } from '@mh/sdk';
+import { z } from 'zod';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5000);
+const WINDOW = Number(process.env.BENCH_WINDOW ?? 500);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const MODEL = 'claude-sonnet-4-5';
+const USAGE = { inputTokens: 100, outputTokens: 10 };
+for (const [name, value] of Object.entries({ RUNS, WINDOW, REPEATS })) {
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`BENCH_${name}: expected a positive integer`);
+}
+
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  permission: 'read',
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: async ({ a, b }) => String(a + b),
+});
+
+/** A model that, in every run, calls `add` once and then answers. */
+function provider() {
+  let turn = 0;
+  return scripted(
+    [
+      () => {
+        turn++;
+        return turn % 2 === 1
+          ? { toolCalls: [{ name: 'add', input: { a: turn, b: 1 } }], usage: USAGE }
+          : { text: `the sum is ${turn + 1}`, usage: USAGE };
+      },
+    ],
+    { whenExhausted: 'repeat-last', recordRequests: false },
+  );
+}
+
+async function ours() {
+  const agent = new Agent({ provider: provider(), model: MODEL, tools: [add] });
+  const times = [];
+  for (let run = 0; run < RUNS; run++) {
+    const start = performance.now();
+    const result = await agent.run(`question ${run}`);
+    times.push(performance.now() - start);
+    if (result.status !== 'completed') throw new Error(`run ${run} ended ${result.status}`);
+  }
+  return times;
+}
+
+/** The floor: the same model and tool, a plain array history, nothing else. */
+async function floor() {
+  const model = provider();
+  const tools = [
+    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
+  ];
+  const signal = new AbortController().signal;
+  const history = [];
+  const times = [];
+  for (let run = 0; run < RUNS; run++) {
+    const start = performance.now();
+    history.push({
+      id: `p${run}`,
+      role: 'user',
+      content: [{ type: 'text', text: `question ${run}` }],
+    });
+    for (let turn = 0; ; turn++) {
+      let end;
+      for await (const event of model.stream(
+        { model: MODEL, messages: history, tools },
+        { signal },
+      ))
+        if (event.type === 'message-end') end = event;
+      history.push(end.message);
+      const content = [];
+      for (const block of end.message.content) {
+        if (block.type !== 'tool_use') continue;
+        const text = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
+        content.push({
+          type: 'tool_result',
+          toolUseId: block.id,
+          content: [{ type: 'text', text }],
+          isError: false,
+        });
+      }
+      if (content.length === 0) break;
+      history.push({ id: `r${run}-${turn}`, role: 'user', content });
+    }
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const mine = [];
+const floors = [];
+for (let repeat = 0; repeat < REPEATS; repeat++) {
+  mine.push(await ours());
+  floors.push(await floor());
+}
+console.log(
+  `runs on one conversation (${MODEL}, defaults, no session), ${RUNS} runs of 4 messages, ms per run, median of ${REPEATS}:`,
+);
+console.log('   runs            ours     floor   ×floor');
+for (let from = 0; from < RUNS; from += WINDOW) {
+  const at = (runs) => median(runs.map((times) => median(times.slice(from, from + WINDOW))));
+  const [a, b] = [at(mine), at(floors)];
+  const label = `${from + 1}–${Math.min(RUNS, from + WINDOW)}`.padEnd(14);
+  console.log(
+    `   ${label}${a.toFixed(3).padStart(7)}  ${b.toFixed(3).padStart(7)}  ${(a / b).toFixed(1).padStart(7)}`,
+  );
+}
