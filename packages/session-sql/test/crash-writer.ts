@@ -3,6 +3,13 @@ import { join } from 'node:path';
 import type { CrashWriter } from '@mh/conformance';
 import { startChild } from './process-harness.js';
 
+/** How the crashed writes ended: killed before their COMMIT, killed after it, or finished. */
+interface Outcomes {
+  killedBefore: number;
+  killedAfter: number;
+  finished: number;
+}
+
 /**
  * The conformance suite's crash hook for a SQLite file: each write runs in a child process
  * (children/crash-write.mjs) killed right after its k-th statement. The write landed when the
@@ -12,10 +19,13 @@ export function sqliteCrashWriter(
   path: string,
   folder: string,
 ): CrashWriter & {
-  readonly outcomes: { killedBefore: number; killedAfter: number; finished: number };
+  readonly outcomes: Outcomes;
+  /** The same counts for each write method. */
+  readonly byMethod: Record<string, Outcomes>;
 } {
   let runs = 0;
-  const outcomes = { killedBefore: 0, killedAfter: 0, finished: 0 };
+  const outcomes: Outcomes = { killedBefore: 0, killedAfter: 0, finished: 0 };
+  const byMethod: Record<string, Outcomes> = {};
   const writer = async (...[write, k]: Parameters<CrashWriter>) => {
     runs += 1;
     const writeFile = join(folder, `crash-${runs}.json`);
@@ -31,10 +41,12 @@ export function sqliteCrashWriter(
           .map((line) => String(JSON.parse(line)).trim().toLowerCase())
       : [];
     const committed = statements.includes('commit');
-    if (exit === 0) outcomes.finished += 1;
-    else if (committed) outcomes.killedAfter += 1;
-    else outcomes.killedBefore += 1;
+    const outcome = exit === 0 ? 'finished' : committed ? 'killedAfter' : 'killedBefore';
+    outcomes[outcome] += 1;
+    const counts = byMethod[write.method] ?? { killedBefore: 0, killedAfter: 0, finished: 0 };
+    counts[outcome] += 1;
+    byMethod[write.method] = counts;
     return { landed: exit === 0 || committed };
   };
-  return Object.assign(writer, { outcomes });
+  return Object.assign(writer, { outcomes, byMethod });
 }

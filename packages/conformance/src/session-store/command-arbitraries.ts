@@ -19,7 +19,8 @@ const branch = fc.option(pick, { nil: null });
 
 /**
  * The generated commands, weighted toward the writes that interact (commit, journal); reopen
- * and crash only when the caller can provide them, `commitTurns` only when the store has it.
+ * and crash only when the caller can provide them, `commitTurns` (crashed too) only when the
+ * store has it.
  */
 export function commandArbitraries(has: {
   readonly reopen: boolean;
@@ -161,6 +162,25 @@ export function commandArbitraries(has: {
           turnSpecArb,
         )
         .map(([op, k, s, b, p, spec]) => new CrashCommand(op, k, s, b, p, spec)),
+    ]);
+  }
+  if (has.crash && has.commitTurns) {
+    weighted.push([
+      3,
+      fc
+        .tuple(
+          // 2 or 3 turns in one write: 9 to 12 statements in the SQL store (BEGIN, the lookup, a
+          // checkpoint each, messages, links, head move, session touch, 2 to clear a journaled
+          // turn, COMMIT). Up to 13: most kills land inside the transaction, some right after
+          // its COMMIT or past its end (the write finished), whatever the turns and journal.
+          fc.integer({ min: 1, max: 13 }),
+          pick,
+          pick,
+          pick,
+          turnSpecArb,
+          fc.array(turnSpecArb, { minLength: 1, maxLength: 2 }),
+        )
+        .map(([k, s, b, p, spec, more]) => new CrashCommand('commitTurns', k, s, b, p, spec, more)),
     ]);
   }
   // fc.commands takes a list; repeating an arbitrary is how it is weighted.

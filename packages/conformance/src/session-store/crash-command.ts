@@ -1,3 +1,4 @@
+import type { Checkpoint } from '@mh/core';
 import { violation } from './check.js';
 import { recordCommit } from './commit-commands.js';
 import { buildAssistant, buildTurn, resultOf, type TurnSpec } from './content.js';
@@ -5,7 +6,10 @@ import { checkAll, StoreCommand, type StoreHarness, type Touched, target } from 
 import type { StoreWrite } from './options.js';
 import { ModelSession, pendingOf, pickOf, type StoreModel } from './store-model.js';
 
-/** The writes a crash command can interrupt. */
+/**
+ * The writes a crash command can interrupt, in any store; `commitTurns` (optional in the port) is
+ * drawn apart, only for a store that has it.
+ */
 export const CRASH_OPS = [
   'commit',
   'journalTurn',
@@ -16,8 +20,8 @@ export const CRASH_OPS = [
   'createSession',
   'deleteSession',
 ] as const;
-/** One of `CRASH_OPS`. */
-export type CrashOp = (typeof CRASH_OPS)[number];
+/** One of `CRASH_OPS`, or `commitTurns`. */
+export type CrashOp = (typeof CRASH_OPS)[number] | 'commitTurns';
 
 /** A write planned against the model, and what it does to the model if it lands. */
 interface Plan {
@@ -30,6 +34,9 @@ interface Plan {
  * Runs one valid write in another process killed after its k-th statement (the caller's
  * `crashWriter`). Afterwards the store must hold exactly what was committed before the write,
  * plus the write itself only when it landed — everywhere, not only in the session it touched.
+ * A `commitTurns` (of `spec` and `more`, on the branch's head, clearing a turn journaled there)
+ * is one write: none of its checkpoints (head and pending turn as they were) or all of them
+ * (head on the last, pending turn cleared), never some.
  */
 export class CrashCommand extends StoreCommand {
   readonly kind = 'crash';
@@ -39,6 +46,8 @@ export class CrashCommand extends StoreCommand {
   readonly branch: number;
   readonly pick: number;
   readonly spec: TurnSpec;
+  /** The turns after `spec` of a `commitTurns`. */
+  readonly more: readonly TurnSpec[];
   constructor(
     op: CrashOp,
     k: number,
@@ -46,6 +55,7 @@ export class CrashCommand extends StoreCommand {
     branch: number,
     pick: number,
     spec: TurnSpec,
+    more: readonly TurnSpec[] = [],
   ) {
     super();
     this.op = op;
@@ -54,6 +64,7 @@ export class CrashCommand extends StoreCommand {
     this.branch = branch;
     this.pick = pick;
     this.spec = spec;
+    this.more = more;
   }
 
   protected async apply(model: StoreModel, real: StoreHarness): Promise<Touched[]> {
@@ -101,6 +112,42 @@ export class CrashCommand extends StoreCommand {
             if (!checkpoint)
               return violation(`a landed commit left ${session.id}/${t.branch} empty`);
             recordCommit(session, t.branch, turn, checkpoint, head);
+          },
+          touched,
+        };
+      }
+      case 'commitTurns': {
+        const turns = [this.spec, ...this.more].map((spec) => buildTurn(model, spec));
+        const what = `a killed commitTurns of ${turns.length} turns on ${session.id}/${t.branch}`;
+        return {
+          write: {
+            method: 'commitTurns',
+            args: [session.id, turns, { expectedHead: head, branch: t.branch }],
+          },
+          landed: async (real) => {
+            // All its checkpoints, chained on the old head, or (not landed) none: never a part.
+            const listed = await real.store.listCheckpoints(session.id, t.branch);
+            const before = session.chain(head).length;
+            if (listed.length !== before + turns.length) {
+              violation(
+                `${what} landed (its COMMIT ran), yet the branch holds ${listed.length} checkpoints: expected the ${before} before it and all ${turns.length} of its own`,
+              );
+            }
+            const checkpoints = listed.slice(before);
+            let parent = head;
+            for (const [index, turn] of turns.entries()) {
+              const checkpoint = checkpoints[index] as Checkpoint;
+              recordCommit(
+                session,
+                t.branch,
+                turn,
+                checkpoint,
+                parent,
+                `${what}, turn ${index + 1}`,
+              );
+              parent = checkpoint.id;
+            }
+            branch.lastTurns = { turns, expectedHead: head, refuse: false, checkpoints };
           },
           touched,
         };
@@ -162,6 +209,7 @@ export class CrashCommand extends StoreCommand {
   }
 
   protected describe(): string {
-    return `crash(${this.op} after statement ${this.k}, session ${this.session}, branch ${this.branch})`;
+    const op = this.op === 'commitTurns' ? `commitTurns of ${1 + this.more.length} turns` : this.op;
+    return `crash(${op} after statement ${this.k}, session ${this.session}, branch ${this.branch})`;
   }
 }

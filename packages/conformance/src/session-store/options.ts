@@ -1,9 +1,13 @@
 import type { SessionStore } from '@mh/core';
 
-/** The store methods that write, by name: what a crash command asks another process to run. */
+/**
+ * The store methods that write, by name: what a crash command asks another process to run
+ * (`commitTurns` only when the store under test has it).
+ */
 export type StoreWriteMethod =
   | 'createSession'
   | 'commit'
+  | 'commitTurns'
   | 'rewind'
   | 'fork'
   | 'switchBranch'
