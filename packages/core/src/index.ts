@@ -81,16 +81,18 @@ export {
 } from './loop/run-result.js';
 // Messages, the pairing invariant and its repair, token estimates, usage, untrusted-data fences.
 export {
-  type HistoryRepair,
   type HistoryViolation,
-  type RepairKind,
-  type RepairOptions,
-  type RepairResult,
-  repairHistory,
   VIOLATION_KINDS,
   type ViolationKind,
   validateHistory,
 } from './messages/history.js';
+export {
+  type HistoryRepair,
+  type RepairKind,
+  type RepairOptions,
+  type RepairResult,
+  repairHistory,
+} from './messages/history-repair.js';
 export { extractIdentifiers } from './messages/identifiers.js';
 export {
   type ContentBlock,

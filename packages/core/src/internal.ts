@@ -12,7 +12,7 @@ export { toolCallEvents } from './executor/tool-call-events.js';
 export { interruptOf, questionInterruptOf } from './loop/approvals.js';
 export { assertTimerMs, MAX_TIMEOUT_MS, validateLimits } from './loop/limits.js';
 export { checkSampling } from './loop/options.js';
-export { interruptedResultText } from './messages/history.js';
+export { interruptedResultText } from './messages/history-repair.js';
 export { assertMessages } from './messages/shape.js';
 export { estimateMessageTokens, estimateRequestTokens } from './messages/tokens.js';
 export { trimToolResult } from './messages/trim.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { drainRun, eventsOfType } from '../../test/drain-run.js';
 import { CancelledError, HarnessError, ProviderError } from '../errors.js';
-import { interruptedResultText, validateHistory } from '../messages/history.js';
+import { validateHistory } from '../messages/history.js';
+import { interruptedResultText } from '../messages/history-repair.js';
 import {
   type Message,
   messageText,

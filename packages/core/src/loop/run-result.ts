@@ -1,6 +1,6 @@
 import type { CompactionEvent, CompactionRecord } from '../compaction/record.js';
 import type { Guard } from '../errors.js';
-import type { HistoryRepair } from '../messages/history.js';
+import type { HistoryRepair } from '../messages/history-repair.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../messages/message.js';
 import type { Usage } from '../messages/usage.js';
 import type { OutputDelta } from '../output/deltas.js';

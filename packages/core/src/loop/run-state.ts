@@ -1,11 +1,11 @@
 import type { CompactionRecord } from '../compaction/record.js';
+import { HistoryChecker } from '../messages/history-checker.js';
 import {
   type HistoryRepair,
   repairAfterSettled,
   repairHistory,
   repairSuffix,
-} from '../messages/history.js';
-import { HistoryChecker } from '../messages/history-checker.js';
+} from '../messages/history-repair.js';
 import { type IdSource, type Message, newMessageId } from '../messages/message.js';
 import { rememberSettled, type SettledPrefix } from '../messages/settled-histories.js';
 import { addUsage, type Usage, ZERO_USAGE } from '../messages/usage.js';

@@ -1,6 +1,6 @@
 import { compactionStep, type RunCompaction } from '../compaction/step.js';
 import { HarnessError } from '../errors.js';
-import type { HistoryRepair } from '../messages/history.js';
+import type { HistoryRepair } from '../messages/history-repair.js';
 import {
   type IdSource,
   type Message,

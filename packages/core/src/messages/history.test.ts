@@ -7,6 +7,7 @@ import {
   userTextAndImages,
   validHistory,
 } from '../../test/history-arbitraries.js';
+import { type ViolationKind, validateHistory } from './history.js';
 import {
   type HistoryRepair,
   interruptedResultText,
@@ -14,9 +15,7 @@ import {
   repairAfterSettled,
   repairHistory,
   repairPairs,
-  type ViolationKind,
-  validateHistory,
-} from './history.js';
+} from './history-repair.js';
 import type { ContentBlock, Message, ToolUseBlock } from './message.js';
 
 const RUNS = { numRuns: 1000 };
