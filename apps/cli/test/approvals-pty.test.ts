@@ -56,8 +56,13 @@ describe.skipIf(!hasScript)('mh approvals in a pseudo-terminal', { timeout: 60_0
     mh.type('a\r');
     await waitFor(() => existsSync(join(root, 'a.txt')), 20_000, mh.screen);
     mh.type(`Use fs__write_file with path=${join(root, 'b.txt')} content=two\r`);
-    await waitFor(() => existsSync(join(root, 'b.txt')), 20_000, mh.screen);
-    expect(mh.screen()).toContain('always allowed in this session');
+    // The MCP server writes the file before mh's note has crossed the terminal: wait for both.
+    await waitFor(
+      () =>
+        existsSync(join(root, 'b.txt')) && mh.screen().includes('always allowed in this session'),
+      20_000,
+      mh.screen,
+    );
     mh.type(`Use fs__write_file with path=${join(root, 'c.txt')} content=three\r`);
     await waitFor(
       () => mh.screen().includes('(allowed fs__write_file {"path":"'),
