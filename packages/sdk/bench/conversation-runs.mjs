@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, defineTool, scripted } from '@mh/sdk';
 import { z } from 'zod';
+import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5000);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 500);
@@ -58,9 +59,7 @@ async function ours() {
 /** The floor: the same model and tool, a plain array history, nothing else. */
 async function floor() {
   const model = provider();
-  const tools = [
-    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
-  ];
+  const tools = [toolSpec(add)];
   const signal = new AbortController().signal;
   const history = [];
   const times = [];
@@ -72,24 +71,9 @@ async function floor() {
       content: [{ type: 'text', text: `question ${run}` }],
     });
     for (let turn = 0; ; turn++) {
-      let end;
-      for await (const event of model.stream(
-        { model: MODEL, messages: history, tools },
-        { signal },
-      ))
-        if (event.type === 'message-end') end = event;
-      history.push(end.message);
-      const content = [];
-      for (const block of end.message.content) {
-        if (block.type !== 'tool_use') continue;
-        const text = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
-        content.push({
-          type: 'tool_result',
-          toolUseId: block.id,
-          content: [{ type: 'text', text }],
-          isError: false,
-        });
-      }
+      const message = await modelTurn(model, { model: MODEL, messages: history, tools }, signal);
+      history.push(message);
+      const content = await answerCalls(add, message, signal);
       if (content.length === 0) break;
       history.push({ id: `r${run}-${turn}`, role: 'user', content });
     }

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { runLoop } from '@mh/core';
 import { Agent, defineTool, PolicyToolExecutor, scripted } from '@mh/sdk';
 import { z } from 'zod';
+import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const N = 1000;
 const LONG = 10_000;
@@ -104,29 +105,15 @@ const SETUPS = {
 /** The hand-written loop: the same provider and tool, a plain array history, nothing else. */
 async function floor(turns) {
   const model = provider(turns);
-  const tools = [
-    { name: add.name, description: add.description, inputSchema: add.schema.jsonSchema },
-  ];
+  const tools = [toolSpec(add)];
   const history = [{ id: 'prompt', role: 'user', content: [{ type: 'text', text: 'go' }] }];
   const signal = new AbortController().signal;
   const starts = [];
   for (let turn = 1; ; turn++) {
     starts.push(performance.now());
-    let end;
-    for await (const event of model.stream({ model: MODEL, messages: history, tools }, { signal }))
-      if (event.type === 'message-end') end = event;
-    history.push(end.message);
-    const content = [];
-    for (const block of end.message.content) {
-      if (block.type !== 'tool_use') continue;
-      const text = await add.run(block.input, { signal, callId: block.id, attempt: 1 });
-      content.push({
-        type: 'tool_result',
-        toolUseId: block.id,
-        content: [{ type: 'text', text }],
-        isError: false,
-      });
-    }
+    const message = await modelTurn(model, { model: MODEL, messages: history, tools }, signal);
+    history.push(message);
+    const content = await answerCalls(add, message, signal);
     if (content.length === 0) break;
     history.push({ id: `r${turn}`, role: 'user', content });
   }

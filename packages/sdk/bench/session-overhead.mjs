@@ -33,6 +33,7 @@ import { Agent, defineTool, scripted } from '@mh/sdk';
 import { openSqliteStore } from '@mh/session-sql';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 400);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -220,10 +221,16 @@ async function agentSteps(steps, tool, path = freshPath(), label = tool.name) {
 async function floorSteps(steps, tool, path = freshPath()) {
   const raw = rawDatabase(path);
   const model = provider(undefined, tool.name);
-  const tools = [
-    { name: tool.name, description: tool.description, inputSchema: tool.schema.jsonSchema },
-  ];
+  const tools = [toolSpec(tool)];
   const claimed = tool.permission !== 'read';
+  // A call that only reads is not claimed or journaled itself, as ours (a crash runs it again
+  // from the journaled turn); a write is claimed before it runs and journaled after.
+  const journaled = async (run) => {
+    raw.journal.start('s');
+    const result = await run();
+    raw.journal.end('s', result);
+    return result;
+  };
   const signal = new AbortController().signal;
   const history = [];
   let parent = null;
@@ -236,46 +243,26 @@ async function floorSteps(steps, tool, path = freshPath()) {
     history.push(prompt);
     parent = raw.commit('s', parent, [prompt]);
     for (let turn = 0; ; turn++) {
-      let end;
-      for await (const event of model.stream(
-        { model: MODEL, messages: history, tools },
-        { signal },
-      ))
-        if (event.type === 'message-end') end = event;
-      history.push(end.message);
-      const content = [];
-      const calls = end.message.content.filter((block) => block.type === 'tool_use');
-      if (calls.length > 0) {
+      const message = await modelTurn(model, { model: MODEL, messages: history, tools }, signal);
+      history.push(message);
+      if (message.content.some((block) => block.type === 'tool_use')) {
         // A tool turn held back from the turn before is committed before this one is journaled.
         if (held) parent = raw.commit('s', parent, held);
         held = undefined;
-        raw.journal.turn('s', end.message);
+        raw.journal.turn('s', message);
       }
-      for (const block of calls) {
-        // A call that only reads is not claimed or journaled itself, as ours (a crash runs it
-        // again from the journaled turn); a write is claimed before it runs and journaled after.
-        if (claimed) raw.journal.start('s');
-        const out = await tool.run(block.input, { signal, callId: block.id, attempt: 1 });
-        const result = {
-          type: 'tool_result',
-          toolUseId: block.id,
-          content: [{ type: 'text', text: out }],
-          isError: false,
-        };
-        if (claimed) raw.journal.end('s', result);
-        content.push(result);
-      }
+      const content = await answerCalls(tool, message, signal, claimed ? journaled : undefined);
       if (content.length === 0) {
         // The answer, with the tool turn before it in the same transaction, as ours.
         parent = held
-          ? raw.commitMany('s', parent, [held, [end.message]])
-          : raw.commit('s', parent, [end.message]);
+          ? raw.commitMany('s', parent, [held, [message]])
+          : raw.commit('s', parent, [message]);
         held = undefined;
         break;
       }
       const results = { id: `r${step}-${turn}`, role: 'user', content };
       history.push(results);
-      held = [end.message, results];
+      held = [message, results];
     }
     times.push(performance.now() - start);
   }

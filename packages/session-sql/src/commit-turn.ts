@@ -297,15 +297,15 @@ export async function commitTurns(
   if (next.refusePending && pending && sameSeq(pending.base_seq, branch.head_seq)) {
     throw pendingConflict(session.id, branch.name, actual, pending.assistant);
   }
-  const described = (landings: readonly Landing[]): Checkpoint[] => [
+  const landings = await insertCheckpoints(db, rest, session.seq, branch, now);
+  await linkMessages(db, rest, landings);
+  const checkpoints = [
     ...retried,
     ...rest.map((turn, index) => {
       const landing = landings[index] as Landing;
       return describe(turn, landing.turn, landing.created_at);
     }),
   ];
-  const landings = await insertCheckpoints(db, rest, session.seq, branch, now);
-  await linkMessages(db, rest, landings);
   const from = branch.head_seq;
   const moveValues: unknown[] = [(landings.at(-1) as Landing).seq, now, session.seq, branch.name];
   if (from !== null) moveValues.push(from);
@@ -329,7 +329,7 @@ export async function commitTurns(
   if (BigInt(numAffectedRows ?? 0n) !== 1n) {
     const head = headId(await requireBranch(db, session, branch.name));
     // A concurrent retry of these very turns landed first: that is this write's outcome too.
-    if (head === toHex(last.id)) return described(landings);
+    if (head === toHex(last.id)) return checkpoints;
     throw new SessionConflictError(session.id, first.expectedHead, head);
   }
   if (next.refusePending && !serialWrites) {
@@ -350,7 +350,7 @@ export async function commitTurns(
   );
   // Under READ COMMITTED a journal write may have landed since the lookup: clear regardless.
   if (pending !== undefined || !serialWrites) await clearPendingTurn(db, session.seq, branch.name);
-  return described(landings);
+  return checkpoints;
 }
 
 /** Appends one prepared turn: `commitTurns` of that turn alone. */

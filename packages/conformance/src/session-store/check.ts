@@ -69,6 +69,24 @@ export async function expectRejection(
   return outcome.error;
 }
 
+/**
+ * Runs a call that must fail with `SessionConflictError` carrying `fields` (the session, the head
+ * the call expected and the head the store has); anything else is a violation naming the call.
+ */
+export async function expectConflict(
+  promise: Promise<unknown>,
+  fields: {
+    readonly sessionId: string;
+    readonly expectedHead: string | null;
+    readonly actualHead: string | null;
+  },
+  what: string,
+): Promise<void> {
+  const error = await expectRejection(promise, 'conflict', what);
+  const { sessionId, expectedHead, actualHead } = error as Record<string, unknown>;
+  same({ sessionId, expectedHead, actualHead }, fields, `${what}: SessionConflictError fields`);
+}
+
 /** Runs a call that must succeed; a thrown error is a violation naming the call. */
 export async function expectSuccess<T>(promise: Promise<T>, what: string): Promise<T> {
   try {

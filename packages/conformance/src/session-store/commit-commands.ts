@@ -1,6 +1,6 @@
 import type { Message } from '@mh/core';
 import { canonicalJson } from '@mh/core/internal';
-import { expectRejection, expectSuccess, same, violation } from './check.js';
+import { expectConflict, expectRejection, expectSuccess, same, violation } from './check.js';
 import { buildTurn, type TurnSpec } from './content.js';
 import { StoreCommand, type StoreHarness, type Touched, target } from './harness.js';
 import { type ModelSession, pickOf, type StoreModel } from './store-model.js';
@@ -93,16 +93,10 @@ export class CommitCommand extends StoreCommand {
       ...(this.refuse ? { pendingTurn: 'refuse' as const } : {}),
     };
     if (this.refuse && pending && pending.baseHead === expectedHead) {
-      const error = await expectRejection(
+      await expectConflict(
         real.store.commit(t.session.id, turn, options),
-        'conflict',
+        { sessionId: t.session.id, expectedHead, actualHead: expectedHead },
         `commit(${t.session.id}/${t.branch}, refuse) over the turn journaled on ${short(expectedHead)}`,
-      );
-      const { sessionId, expectedHead: expected, actualHead } = error as Record<string, unknown>;
-      same(
-        { sessionId, expected, actualHead },
-        { sessionId: t.session.id, expected: expectedHead, actualHead: expectedHead },
-        'SessionConflictError fields',
       );
       this.done = `${t.session.id}/${t.branch} refused over ${pending.assistant.id}`;
       return [{ session: t.session, branch: t.branch }];
@@ -146,19 +140,13 @@ export class CommitStaleCommand extends StoreCommand {
       this.pick,
     );
     if (stale === undefined) return [];
-    const error = await expectRejection(
+    await expectConflict(
       real.store.commit(t.session.id, buildTurn(model, this.spec), {
         expectedHead: stale,
         branch: t.branch,
       }),
-      'conflict',
-      `commit(${t.session.id}/${t.branch}) on stale head ${short(stale)} (head ${short(head)})`,
-    );
-    const { sessionId, expectedHead, actualHead } = error as Record<string, unknown>;
-    same(
-      { sessionId, expectedHead, actualHead },
       { sessionId: t.session.id, expectedHead: stale, actualHead: head },
-      'SessionConflictError fields',
+      `commit(${t.session.id}/${t.branch}) on stale head ${short(stale)} (head ${short(head)})`,
     );
     this.done = `${t.session.id}/${t.branch} on ${short(stale)}: conflict`;
     return [{ session: t.session, branch: t.branch }];

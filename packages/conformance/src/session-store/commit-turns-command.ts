@@ -1,5 +1,5 @@
 import type { Checkpoint, CommitOptions, SessionStore } from '@mh/core';
-import { expectRejection, expectSuccess, same, violation } from './check.js';
+import { expectConflict, expectSuccess, same, violation } from './check.js';
 import { recordCommit } from './commit-commands.js';
 import { buildTurn, type TurnSpec } from './content.js';
 import { StoreCommand, type StoreHarness, type Touched, target } from './harness.js';
@@ -116,16 +116,10 @@ export class CommitTurnsCommand extends StoreCommand {
     };
     const what = `commitTurns(${t.session.id}/${t.branch}, ${turns.length} turns${this.refuse ? ', refuse' : ''}, expectedHead ${short(expectedHead)})`;
     if (this.refuse && pending && pending.baseHead === expectedHead) {
-      const error = await expectRejection(
+      await expectConflict(
         commitTurns(turns, options),
-        'conflict',
+        { sessionId: t.session.id, expectedHead, actualHead: expectedHead },
         `${what} over the turn journaled on ${short(expectedHead)}`,
-      );
-      const { sessionId, expectedHead: expected, actualHead } = error as Record<string, unknown>;
-      same(
-        { sessionId, expected, actualHead },
-        { sessionId: t.session.id, expected: expectedHead, actualHead: expectedHead },
-        `${what}: SessionConflictError fields`,
       );
       this.done = `${t.session.id}/${t.branch} refused over ${pending.assistant.id}`;
       return;
@@ -158,20 +152,14 @@ export class CommitTurnsCommand extends StoreCommand {
     );
     if (stale === undefined) return;
     const turns = this.specs.map((spec) => buildTurn(model, spec));
-    const error = await expectRejection(
+    await expectConflict(
       commitTurns(turns, {
         expectedHead: stale,
         branch: t.branch,
         ...(this.refuse ? { pendingTurn: 'refuse' as const } : {}),
       }),
-      'conflict',
-      `commitTurns(${t.session.id}/${t.branch}, ${turns.length} turns) on stale head ${short(stale)} (head ${short(head)})`,
-    );
-    const { sessionId, expectedHead, actualHead } = error as Record<string, unknown>;
-    same(
-      { sessionId, expectedHead, actualHead },
       { sessionId: t.session.id, expectedHead: stale, actualHead: head },
-      'SessionConflictError fields',
+      `commitTurns(${t.session.id}/${t.branch}, ${turns.length} turns) on stale head ${short(stale)} (head ${short(head)})`,
     );
     this.done = `${t.session.id}/${t.branch} on ${short(stale)}: conflict`;
   }

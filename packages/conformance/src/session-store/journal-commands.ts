@@ -1,5 +1,5 @@
 import type { Message } from '@mh/core';
-import { expectRejection, expectSuccess, same } from './check.js';
+import { expectConflict, expectRejection, expectSuccess } from './check.js';
 import { buildAssistant, resultOf } from './content.js';
 import { StoreCommand, type StoreHarness, type Touched, target } from './harness.js';
 import { pendingOf, pickOf, type StoreModel } from './store-model.js';
@@ -59,16 +59,10 @@ export class JournalTurnCommand extends StoreCommand {
     const call = real.store.journalTurn(t.session.id, t.branch, base, assistant);
     const what = `journalTurn(${t.session.id}/${t.branch}, base ${short(base)}, ${assistant.id})`;
     if (base !== head) {
-      const error = await expectRejection(
+      await expectConflict(
         call,
-        'conflict',
-        `${what} while the head is ${short(head)}`,
-      );
-      const { sessionId, expectedHead, actualHead } = error as Record<string, unknown>;
-      same(
-        { sessionId, expectedHead, actualHead },
         { sessionId: t.session.id, expectedHead: base, actualHead: head },
-        `${what}: SessionConflictError fields`,
+        `${what} while the head is ${short(head)}`,
       );
       this.done = 'stale: conflict';
     } else if (pending && pending.baseHead === head && pending.assistant.id !== assistant.id) {

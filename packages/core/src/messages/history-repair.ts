@@ -199,16 +199,11 @@ export function repairSuffix(
     const synthesized = missing.map((call) =>
       toolResult(call.id, interruptedResultText(reason), true),
     );
+    // The results go into the next message when it is the user's, else into one inserted here.
+    let holder: string;
     if (next?.role === 'user') {
       cleaned[index + 1] = insertResults(next, synthesized);
-      for (const call of missing) {
-        repairs.push({
-          kind: 'synthesized-result',
-          messageId: next.id,
-          toolUseId: call.id,
-          detail: `added a ${reason} result for tool call ${call.id}`,
-        });
-      }
+      holder = next.id;
     } else {
       const inserted: Message = { id: newId(), role: 'user', content: synthesized };
       repairs.push({
@@ -216,15 +211,16 @@ export function repairSuffix(
         messageId: inserted.id,
         detail: `inserted a user message with ${synthesized.length} ${reason} result(s)`,
       });
-      for (const call of missing) {
-        repairs.push({
-          kind: 'synthesized-result',
-          messageId: inserted.id,
-          toolUseId: call.id,
-          detail: `added a ${reason} result for tool call ${call.id}`,
-        });
-      }
       output.push(inserted);
+      holder = inserted.id;
+    }
+    for (const call of missing) {
+      repairs.push({
+        kind: 'synthesized-result',
+        messageId: holder,
+        toolUseId: call.id,
+        detail: `added a ${reason} result for tool call ${call.id}`,
+      });
     }
   }
   return { tail: output, repairs };
