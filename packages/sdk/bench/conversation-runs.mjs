@@ -105,3 +105,11 @@ for (let from = 0; from < RUNS; from += WINDOW) {
     `   ${label}${a.toFixed(3).padStart(7)}  ${b.toFixed(3).padStart(7)}  ${(a / b).toFixed(1).padStart(7)}`,
   );
 }
+if (RUNS >= 2 * WINDOW) {
+  const window = (runs, from) =>
+    median(runs.map((times) => median(times.slice(from, from + WINDOW))));
+  const last = RUNS - WINDOW;
+  console.log(
+    `   last/second window: ours ${(window(mine, last) / window(mine, WINDOW)).toFixed(2)}, floor ${(window(floors, last) / window(floors, WINDOW)).toFixed(2)} (flat is about 1 or below)`,
+  );
+}

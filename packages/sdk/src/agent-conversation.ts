@@ -67,16 +67,19 @@ export class AgentConversation {
   }
 
   /**
-   * Appends `messages` to the history, as a new array: one copy of the conversation, where
-   * growing the array in place cost five times as much once it is large (12,000 messages).
+   * Appends `messages` to the history in place. The history is the conversation's own array: it
+   * is never handed out (`agent.history` and a run's `messages` are copies), and it is lent to
+   * each run (`lendHistory`), which appends to it in place too. So a run costs what it adds,
+   * not the length of the conversation: nothing below the array's length ever changes, and a
+   * rewrite (a load, a reset, a compaction) puts a new array in its place.
    */
   extend(messages: readonly Message[]): void {
-    this.history = this.history.concat(messages);
+    for (const message of messages) this.history.push(message);
   }
 
-  /** Takes the history a run settled, as a copy of its own: the run's array is its result's. */
+  /** Takes back the history a run settled: the array it was lent, or the one a rewrite made. */
   settled(history: readonly Message[]): void {
-    this.history = history.slice();
+    this.history = history as Message[];
   }
 
   /** The system prompt with the rule of the fence in use. */

@@ -180,7 +180,8 @@ export function runWithoutTurns(
     usage: ZERO_USAGE,
     costUsd: 0,
     durationMs: 0,
-    messages: history,
+    // A copy: the history is the conversation's own array, which later runs append to.
+    messages: history.slice(),
     newMessages: [],
     repairs: [],
     compactions: [],

@@ -16,7 +16,7 @@ import {
   type StepRunner,
   stepExecutor,
 } from '@mh/core';
-import type { ResolvedOutput } from '@mh/core/internal';
+import { lendHistory, type ResolvedOutput } from '@mh/core/internal';
 import type { AgentConversation } from './agent-conversation.js';
 import {
   type PlacedDecision,
@@ -113,7 +113,8 @@ export async function* runAgent(
     loopStarted = true;
     const loop = runLoop({
       resolved: conversation.fenced(run.settings),
-      history: conversation.history,
+      // Appended to in place and given back through onSettled (see `AgentConversation.extend`).
+      history: lendHistory(conversation.history),
       signal: run.signal,
       output: run.output,
       hooks: session?.hooks(),

@@ -1,5 +1,9 @@
-import { ConfigError, type Message } from '@mh/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, type Message, type RunResult, type SessionStore } from '@mh/core';
 import { scripted } from '@mh/providers';
+import { openSqliteStore } from '@mh/session-sql';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
 
@@ -9,11 +13,27 @@ import { Agent } from '../src/agent.js';
 
 const ids = (messages: readonly Message[]): string[] => messages.map((message) => message.id);
 
-function chatAgent(): Agent {
+function chatAgent(session?: { store: SessionStore; id: string }): Agent {
   return new Agent({
     provider: scripted([{ text: 'ok' }], { whenExhausted: 'repeat-last' }),
     model: 'claude-sonnet-4-5',
+    ...(session ? { session } : {}),
   });
+}
+
+/** A store whose every call fails, as one whose database went away. */
+function downStore(): SessionStore {
+  const down = async (): Promise<never> => {
+    throw new Error('the store is down');
+  };
+  return new Proxy({} as SessionStore, { get: () => down });
+}
+
+/** Five runs of `agent`, their results read only after all of them. */
+async function fiveRuns(agent: Agent): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for (let n = 0; n < 5; n++) results.push(await agent.run(`question ${n}`));
+  return results;
 }
 
 describe('the history an agent hands out', () => {
@@ -60,5 +80,49 @@ describe('the history an agent hands out', () => {
       'user',
       'assistant',
     ]);
+  });
+
+  it('keeps each run result as it was when it is first read only after later runs', async () => {
+    const agent = chatAgent();
+    const results = await fiveRuns(agent);
+    const history = agent.history;
+    for (const [n, result] of results.entries()) {
+      expect(result.status).toBe('completed');
+      expect(ids(result.messages)).toEqual(ids(history.slice(0, 2 * (n + 1))));
+    }
+  });
+
+  it('keeps each run result as it was with a session too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mh-history-ownership-'));
+    const store = await openSqliteStore(join(dir, 'session.db'));
+    try {
+      const agent = chatAgent({ store, id: 'chat' });
+      const results = await fiveRuns(agent);
+      const stored = (await store.load('chat')).messages;
+      expect(ids(agent.history)).toEqual(ids(stored));
+      for (const [n, result] of results.entries())
+        expect(ids(result.messages)).toEqual(ids(stored.slice(0, 2 * (n + 1))));
+      // A caller emptying a result after the fact changes neither the agent nor the store.
+      (results[4]?.messages as Message[]).length = 0;
+      const next = await agent.run('one more');
+      expect(next.messages).toHaveLength(12);
+      expect((await store.load('chat')).messages).toHaveLength(12);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not let a caller change the conversation through a run that failed before it started', async () => {
+    // A store that cannot load: the run ends before it started, with the history in its result.
+    const down = new Agent({
+      provider: scripted([{ text: 'ok' }]),
+      model: 'claude-sonnet-4-5',
+      session: { store: downStore(), id: 's' },
+    });
+    const result = await down.run('hello');
+    expect(result.status).toBe('error');
+    (result.messages as Message[]).push({ id: 'x', role: 'user', content: [] });
+    expect(down.history.map((message) => message.id)).not.toContain('x');
   });
 });

@@ -38,7 +38,11 @@ export interface RunResult {
   readonly costUsd: number;
   /** Wall time of the run, in milliseconds. */
   readonly durationMs: number;
-  /** The whole history after the run; always satisfies the pairing invariant. */
+  /**
+   * The whole history after the run; always satisfies the pairing invariant. The caller's to keep
+   * and change. An agent's run copies it from the conversation when it is first read, so a run
+   * whose `messages` nobody reads does not pay for a copy of a long conversation.
+   */
   readonly messages: readonly Message[];
   /**
    * The messages this run added (a suffix of `messages`, unless repairs changed older ones). A

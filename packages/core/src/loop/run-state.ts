@@ -2,15 +2,17 @@ import type { CompactionRecord } from '../compaction/record.js';
 import { HistoryChecker } from '../messages/history-checker.js';
 import {
   type HistoryRepair,
+  type RepairResult,
   repairAfterSettled,
   repairHistory,
   repairSuffix,
 } from '../messages/history-repair.js';
 import { type IdSource, type Message, newMessageId } from '../messages/message.js';
 import { rememberSettled, type SettledPrefix } from '../messages/settled-histories.js';
+import { assertMessages } from '../messages/shape.js';
 import { addUsage, type Usage, ZERO_USAGE } from '../messages/usage.js';
 import type { StopReason } from '../ports/provider.js';
-import { markAppendOnly } from '../support/append-only.js';
+import { isLent, lendHistory, markAppendOnly } from '../support/append-only.js';
 import type { RunProgress, Stop } from './guards.js';
 import { RepeatedCallCounter } from './limits.js';
 import type { RunResult, RunStatus } from './run-result.js';
@@ -59,6 +61,11 @@ export class RunState implements RunProgress {
   readonly #startedFrom: number;
   readonly #onSettled: ((history: readonly Message[], status: RunStatus) => void) | undefined;
   readonly #newId: IdSource;
+  /**
+   * The history was lent (`lendHistory`): the run appends to the owner's array, gives back
+   * whichever array it ends with (lent in turn), and its result's messages are a copy.
+   */
+  readonly #lent: boolean;
 
   constructor(
     given: readonly Message[],
@@ -67,13 +74,15 @@ export class RunState implements RunProgress {
     newId: IdSource = newMessageId,
   ) {
     this.#newId = newId;
+    this.#lent = isLent(given);
+    const options = { reason: 'interrupted' as const, newId: () => newId() };
     // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
-    const initial = settledPrefix
-      ? repairAfterSettled(given, settledPrefix.length, settledPrefix.useIds, {
-          reason: 'interrupted',
-          newId: () => newId(),
-        })
-      : repairHistory(given, { reason: 'interrupted', newId: () => newId() });
+    let initial: RepairResult;
+    if (this.#lent) initial = repairLent(given, settledPrefix, options);
+    else
+      initial = settledPrefix
+        ? repairAfterSettled(given, settledPrefix.length, settledPrefix.useIds, options)
+        : repairHistory(given, options);
     this.history = markAppendOnly(initial.history);
     this.initialRepairs = initial.repairs;
     this.repairs = [...initial.repairs];
@@ -138,6 +147,8 @@ export class RunState implements RunProgress {
       for (const block of (this.history[index] as Message).content)
         if (block.type === 'tool_use') useIds.add(block.id);
     }
+    // A rewrite's array goes back to the owner of a lent history in its place, lent in turn.
+    if (this.#lent) lendHistory(this.history);
     rememberSettled(this.history, useIds, this.#startedFrom);
     this.#onSettled?.(this.history, status);
     return repaired.repairs;
@@ -146,7 +157,7 @@ export class RunState implements RunProgress {
   /** The result of the run as it stands. */
   result(runId: string, durationMs: number): RunResult {
     const stop = this.stop;
-    return {
+    const result: RunResult = {
       runId,
       status: stop?.status ?? 'completed',
       guard: stop?.status === 'guard' ? stop.guard : undefined,
@@ -166,6 +177,7 @@ export class RunState implements RunProgress {
         ? { interrupts: stop.interrupts, pendingTurn: stop.held }
         : {}),
     };
+    return this.#lent ? withMessagesCopied(result, this.history) : result;
   }
 
   /** The messages this run added, from the first of them on. */
@@ -177,4 +189,42 @@ export class RunState implements RunProgress {
     }
     return [];
   }
+}
+
+/**
+ * The repair of a lent history: nothing is copied, and the owner's array is the run's, unless a
+ * repair rewrites it. Only what follows the settled prefix is checked and looked at.
+ */
+function repairLent(
+  given: readonly Message[],
+  settledPrefix: SettledPrefix | undefined,
+  options: { readonly reason: 'interrupted'; readonly newId: () => string },
+): RepairResult {
+  const from = settledPrefix?.length ?? 0;
+  if (!settledPrefix) assertMessages(given);
+  const { tail, repairs } = repairSuffix(given, from, settledPrefix?.useIds ?? new Set(), options);
+  if (repairs.length === 0) return { history: given as Message[], repairs };
+  return { history: given.slice(0, from).concat(tail), repairs };
+}
+
+/**
+ * `result` with `messages` the first `history.length` messages of `history`, copied when first
+ * read (then always the same array, which the reader may change or replace). The lender appends
+ * to `history` after the run, never changing what is below its length now.
+ */
+function withMessagesCopied(result: RunResult, history: readonly Message[]): RunResult {
+  const length = history.length;
+  let messages: Message[] | undefined;
+  Object.defineProperty(result, 'messages', {
+    get: (): Message[] => {
+      messages ??= history.slice(0, length);
+      return messages;
+    },
+    set: (value: Message[]) => {
+      messages = value;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  return result;
 }

@@ -1,3 +1,4 @@
+import { isLent } from '../support/append-only.js';
 import type { Message } from './message.js';
 
 // A conversation's next run is the same messages plus a prompt. Checking and repairing the whole
@@ -7,6 +8,10 @@ import type { Message } from './message.js';
 // ids of its tool calls; the next run that starts with exactly those message objects checks only
 // what follows them. Messages are treated as immutable: a message object changed in place after
 // a run settled it is not checked again.
+//
+// A history lent to the loop (`lendHistory`) is only appended to by its owner, who shows it to
+// no one: its settled prefix is remembered by the array itself, and found without comparing a
+// message (a conversation's run then costs what it adds, at 100 messages or 100,000).
 
 /**
  * A history the loop settled, and the ids of its tool calls. Held for as long as its last message
@@ -20,6 +25,9 @@ interface Settled {
 
 /** Keyed by a settled history's last message; held weakly, so a dropped conversation goes. */
 const settled = new WeakMap<Message, Settled>();
+
+/** The settled length of each lent history (a conversation's, appended to in place). */
+const settledLent = new WeakMap<readonly Message[], Omit<Settled, 'messages'>>();
 
 /** How far back from the end a settled history's last message is looked for (new prompts). */
 const LOOK_BACK = 8;
@@ -50,6 +58,12 @@ function find(history: readonly Message[]): { key: Message; prefix: SettledPrefi
  * to them, and no other run can take the same prefix (a conversation that forks checks again).
  */
 export function takeSettledPrefix(history: readonly Message[]): SettledPrefix | undefined {
+  const lent = settledLent.get(history);
+  if (lent !== undefined) {
+    settledLent.delete(history);
+    // Appended to only, so its first `length` messages are still the ones settled.
+    if (lent.length <= history.length) return { length: lent.length, useIds: lent.useIds };
+  }
   const found = find(history);
   if (found) settled.delete(found.key);
   return found?.prefix;
@@ -67,6 +81,10 @@ export function rememberSettled(
 ): void {
   const last = history.at(-1);
   if (last === undefined) return;
+  if (isLent(history)) {
+    settledLent.set(history, { length: history.length, useIds });
+    return;
+  }
   for (let index = Math.max(0, from - LOOK_BACK); index < history.length - 1; index++) {
     settled.delete(history[index] as Message);
   }

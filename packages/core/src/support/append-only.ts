@@ -15,3 +15,24 @@ export function markAppendOnly<T extends readonly unknown[]>(array: T): T {
 export function isAppendOnly(array: readonly unknown[]): boolean {
   return appendOnly.has(array);
 }
+
+/** Histories lent to the loop by their owner; see `lendHistory`. */
+const lent = new WeakSet<readonly unknown[]>();
+
+/**
+ * Lends `history` to the loop (`runLoop`'s `history`) by its owner, who keeps it to itself and
+ * only appends to it: the run appends its messages to this array in place instead of copying it,
+ * hands it back through `onSettled` (or the array a rewrite put in its place, lent in turn), and
+ * its result's `messages` is a copy taken when first read. A prefix a run settled is then known
+ * by the array alone, so the next run costs what it adds, not the length of the conversation.
+ * Marks `history` append-only too (`markAppendOnly`). Returns `history`.
+ */
+export function lendHistory<T extends readonly unknown[]>(history: T): T {
+  lent.add(history);
+  return markAppendOnly(history);
+}
+
+/** Whether `history` was lent to the loop (`lendHistory`). */
+export function isLent(history: readonly unknown[]): boolean {
+  return lent.has(history);
+}
