@@ -26,6 +26,15 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,4,8').split(',').map(Number);
 const STORAGE_TURNS = Number(process.env.BENCH_STORAGE_TURNS ?? 600);
 const SESSIONS_PER_WORKER = 4;
+for (const [name, value, least] of [
+  ['BENCH_COMMITS', COMMITS, 1],
+  ['BENCH_RUNS', RUNS, 1],
+  ['BENCH_STORAGE_TURNS', STORAGE_TURNS, 0],
+  ...WORKERS.map((workers) => ['BENCH_WORKERS', workers, 1]),
+]) {
+  if (!Number.isInteger(value) || value < least)
+    throw new Error(`${name}: expected an integer of at least ${least}, got ${value}`);
+}
 const here = dirname(fileURLToPath(import.meta.url));
 
 const median = (values) => {
@@ -179,8 +188,8 @@ try {
     }
   }
   // Storage: one worker commits STORAGE_TURNS turns; the growth over the empty (migrated) store,
-  // per turn, leaves out the fixed cost of empty tables and indexes.
-  for (const target of targets) {
+  // per turn, leaves out the fixed cost of empty tables and indexes. BENCH_STORAGE_TURNS=0 skips it.
+  for (const target of STORAGE_TURNS > 0 ? targets : []) {
     const store = await target.fresh();
     try {
       const empty = await openStore(store.spec);
