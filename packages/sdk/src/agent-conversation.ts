@@ -8,6 +8,7 @@ import {
   type SessionState,
   type ToolExecutor,
 } from '@mh/core';
+import { lendHistory } from '@mh/core/internal';
 import type { AgentFencing, Refence } from './agent-fencing.js';
 import type { SessionBinding } from './session-binding.js';
 
@@ -35,8 +36,12 @@ export interface ConversationParts {
  * refused a write, so the next load rereads it.
  */
 export class AgentConversation {
-  /** The history the agent sends: the loaded branch, re-fenced, plus what runs added. */
-  history: Message[];
+  #history: Message[];
+  /**
+   * While a run has the history (`lend`), its length when lent: the run appends to the array as
+   * it goes, and what the agent shows meanwhile ends there (its prompt), always paired.
+   */
+  #lentLength: number | undefined;
   /**
    * A turn held back for a person's decisions, without a session (with one, the store's journal
    * holds it): what `resume({ decisions })` finishes.
@@ -62,8 +67,36 @@ export class AgentConversation {
     this.#meter = parts.meter;
     this.#compaction = parts.compaction;
     this.#model = parts.model;
-    this.history = parts.history ? [...parts.history] : [];
+    this.#history = parts.history ? [...parts.history] : [];
     this.held = undefined;
+  }
+
+  /** The history the agent sends: the loaded branch, re-fenced, plus what runs added. */
+  get history(): Message[] {
+    return this.#history;
+  }
+
+  /** Puts a new history in place (a load, a reset, a rewrite): a run given one before is over. */
+  set history(history: Message[]) {
+    this.#history = history;
+    this.#lentLength = undefined;
+  }
+
+  /**
+   * Lends the history to a run (`lendHistory`): the run appends to it in place and gives it back
+   * through `settled`. Until then `shown` ends where the history ended when lent.
+   */
+  lend(): Message[] {
+    this.#lentLength = this.#history.length;
+    return lendHistory(this.#history);
+  }
+
+  /**
+   * A copy of the history for a caller (`agent.history`): while a run has it, the history as the
+   * run started, since the run's own messages are not settled (a call may wait for its result).
+   */
+  shown(): Message[] {
+    return this.#history.slice(0, this.#lentLength ?? this.#history.length);
   }
 
   /**
@@ -74,7 +107,7 @@ export class AgentConversation {
    * rewrite (a load, a reset, a compaction) puts a new array in its place.
    */
   extend(messages: readonly Message[]): void {
-    for (const message of messages) this.history.push(message);
+    for (const message of messages) this.#history.push(message);
   }
 
   /** Takes back the history a run settled: the array it was lent, or the one a rewrite made. */

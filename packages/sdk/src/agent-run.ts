@@ -16,7 +16,7 @@ import {
   type StepRunner,
   stepExecutor,
 } from '@mh/core';
-import { lendHistory, type ResolvedOutput } from '@mh/core/internal';
+import type { ResolvedOutput } from '@mh/core/internal';
 import type { AgentConversation } from './agent-conversation.js';
 import {
   type PlacedDecision,
@@ -114,7 +114,7 @@ export async function* runAgent(
     const loop = runLoop({
       resolved: conversation.fenced(run.settings),
       // Appended to in place and given back through onSettled (see `AgentConversation.extend`).
-      history: lendHistory(conversation.history),
+      history: conversation.lend(),
       signal: run.signal,
       output: run.output,
       hooks: session?.hooks(),

@@ -83,9 +83,12 @@ export class Agent {
     });
   }
 
-  /** The conversation so far (a copy). */
+  /**
+   * The conversation so far (a copy). During a run, the conversation as the run started (its
+   * prompt last): the run's own messages join once it settles, so what is shown stays paired.
+   */
   get history(): readonly Message[] {
-    return this.#conversation.history.slice();
+    return this.#conversation.shown();
   }
 
   /**

@@ -1,10 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, type Message, type RunResult, type SessionStore } from '@mh/core';
+import {
+  ConfigError,
+  type Message,
+  type RunResult,
+  type SessionStore,
+  validateHistory,
+} from '@mh/core';
 import { scripted } from '@mh/providers';
 import { openSqliteStore } from '@mh/session-sql';
+import { defineTool } from '@mh/tools';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Agent } from '../src/agent.js';
 
 // A conversation's next run appends to the history the agent keeps, in place, so a run costs what
@@ -124,5 +132,40 @@ describe('the history an agent hands out', () => {
     expect(result.status).toBe('error');
     (result.messages as Message[]).push({ id: 'x', role: 'user', content: [] });
     expect(down.history.map((message) => message.id)).not.toContain('x');
+  });
+
+  // The run appends to the conversation's own array as it goes: what the agent shows meanwhile
+  // is the conversation as the run started (its prompt last), never a call without its result.
+  it('shows a paired history while a run is under way: to a tool, and between stream events', async () => {
+    const seen: Message[][] = [];
+    const peek = defineTool({
+      name: 'peek',
+      description: 'Looks at the agent history.',
+      input: z.object({}),
+      permission: 'read',
+      run: () => {
+        seen.push(agent.history.slice());
+        return 'looked';
+      },
+    });
+    const agent: Agent = new Agent({
+      provider: scripted(
+        [{ text: 'hello' }, { toolCalls: [{ name: 'peek', input: {} }] }, { text: 'done' }],
+        { whenExhausted: 'repeat-last' },
+      ),
+      model: 'claude-sonnet-4-5',
+      tools: [peek],
+    });
+    await agent.run('hi');
+    const between: string[] = [];
+    for await (const event of agent.stream('look')) {
+      for (const problem of validateHistory(agent.history))
+        between.push(`${event.type}: ${problem.detail}`);
+      if (event.type !== 'run-end') expect(agent.history).toHaveLength(3);
+    }
+    expect(between).toEqual([]);
+    expect(seen.map((history) => history.length)).toEqual([3]);
+    expect(validateHistory(seen[0] ?? [])).toEqual([]);
+    expect(agent.history).toHaveLength(6);
   });
 });
