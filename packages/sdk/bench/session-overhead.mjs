@@ -16,6 +16,9 @@
 //    has grown to its working size by then), and the store calls a step makes. Floor: a
 //    hand-written loop over the same scripted model with raw better-sqlite3 making the same
 //    writes, each one transaction (one fsync).
+//    Then one session of BENCH_LONG_STEPS steps (default 5000; 0 skips it), `add`, ours and the
+//    floor: the median step of its first and last 1,000 steps, to show a step stays flat as the
+//    conversation grows to 20,000 messages.
 //    Then the `add` steps again with the files on a RAM disk (/dev/shm), ours and the floor: the
 //    part of the gap that is not the disk.
 // 3. Event loop: A agents (1, 10, 100) on one file, sharing one store, each on its own session,
@@ -39,6 +42,10 @@ const COMMITS = Number(process.env.BENCH_COMMITS ?? 400);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
 const LOOP_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 20);
+// One longer session (0 skips it): where a run's cost would grow with the conversation.
+const LONG_STEPS = Number(process.env.BENCH_LONG_STEPS ?? 5000);
+if (LONG_STEPS !== 0 && !(Number.isInteger(LONG_STEPS) && LONG_STEPS >= 2100))
+  throw new Error(`BENCH_LONG_STEPS: expected 0 or an integer of at least 2100, got ${LONG_STEPS}`);
 const AGENTS = (process.env.BENCH_AGENTS ?? '1,10,100').split(',').map(Number);
 const WRITERS = (process.env.BENCH_WRITERS ?? '1,10,100').split(',').map(Number);
 // Which of the four parts to run (BENCH_PARTS=1,4 for the store alone), all by default.
@@ -370,7 +377,34 @@ async function part1() {
 
 async function part2() {
   for (const tool of [add, record]) await agentVersusFloor(tool);
+  await longSession();
   await ramDiskSteps();
+}
+
+/**
+ * 2, one session of LONG_STEPS steps (tool `add`; 4 messages a step, 20,000 at 5,000): the median
+ * step of its first and last 1,000 steps (from step 101), ours and the floor's, in one run each.
+ * A step that copied or re-read the conversation would grow here, past where the 1,000-step
+ * runs stop.
+ */
+async function longSession() {
+  if (LONG_STEPS === 0) return;
+  const ours = await agentSteps(LONG_STEPS, add, freshPath(), 'long');
+  const floor = await floorSteps(LONG_STEPS, add);
+  const windows = [100, LONG_STEPS - 1000];
+  const cells = windows.map((from) => {
+    const [mine, base] = [ours, floor].map((times) => median(times.slice(from, from + 1000)));
+    return { label: `${from + 1}–${from + 1000}`, mine, base };
+  });
+  console.log(`2. one session of ${LONG_STEPS} steps, tool \`add\`, median step (one run):`);
+  for (const { label, mine, base } of cells)
+    console.log(
+      `   steps ${label.padEnd(12)} ours ${fmt(mine)} ms  floor ${fmt(base)} ms  ×floor ${fmt(mine / base)}`,
+    );
+  const [first, last] = cells;
+  console.log(
+    `   last/first window: ours ${(last.mine / first.mine).toFixed(2)}, floor ${(last.base / first.base).toFixed(2)} (flat is about 1 or below)`,
+  );
 }
 
 /**
