@@ -11,7 +11,9 @@
 //    journaled before its tools run, and the tool turn committed with the answer (one write):
 //    three durable writes, as `add` only reads (a crash runs it again). Then the same step with
 //    a write tool that is not idempotent, `record`, whose call is also claimed before it runs and
-//    journaled when it ends: five writes. Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
+//    journaled when it ends: five writes. Ours and the floor take turns of 50 steps, so both meet
+//    the disk's same minutes; ×floor is the median of each step's ratio.
+//    Per-step ms over steps 1–10, 11–20 and 991–1000 of a 1000-step session
 //    (BENCH_STEPS), median of BENCH_REPEATS runs, the median step from step 101 on (the WAL file
 //    has grown to its working size by then), and the store calls a step makes. Floor: a
 //    hand-written loop over the same scripted model with raw better-sqlite3 making the same
@@ -203,8 +205,8 @@ function counted(store, label) {
   return store;
 }
 
-/** Per-step ms of the Agent with a session, in windows of 10 steps. */
-async function agentSteps(steps, tool, path = freshPath(), label = tool.name) {
+/** The Agent with a session, one step (`agent.run`) at a time: `step(n)` returns its ms. */
+async function agentStepper(tool, path = freshPath(), label = tool.name) {
   const store = counted(await openSqliteStore(path), label);
   const agent = new Agent({
     provider: provider(undefined, tool.name),
@@ -213,19 +215,23 @@ async function agentSteps(steps, tool, path = freshPath(), label = tool.name) {
     permissions: { grants: ['write'] },
     session: { store, id: 'bench' },
   });
-  const times = [];
-  for (let step = 0; step < steps; step++) {
-    const start = performance.now();
-    const result = await agent.run(`step ${step}`);
-    times.push(performance.now() - start);
-    if (result.status !== 'completed') throw new Error(`step ${step} ended ${result.status}`);
-  }
-  await store.close();
-  return times;
+  return {
+    async step(step) {
+      const start = performance.now();
+      const result = await agent.run(`step ${step}`);
+      const ms = performance.now() - start;
+      if (result.status !== 'completed') throw new Error(`step ${step} ended ${result.status}`);
+      return ms;
+    },
+    close: () => store.close(),
+  };
 }
 
-/** The floor of a step: the same model and tool, raw better-sqlite3, one fsync per commit. */
-async function floorSteps(steps, tool, path = freshPath()) {
+/**
+ * The floor of a step, one at a time: the same model and tool, raw better-sqlite3, one fsync per
+ * commit.
+ */
+function floorStepper(tool, path = freshPath()) {
   const raw = rawDatabase(path);
   const model = provider(undefined, tool.name);
   const tools = [toolSpec(tool)];
@@ -243,37 +249,67 @@ async function floorSteps(steps, tool, path = freshPath()) {
   let parent = null;
   /** A tool turn waiting to be committed with the turn after it. */
   let held;
-  const times = [];
-  for (let step = 0; step < steps; step++) {
-    const start = performance.now();
-    const prompt = text(`p${step}`, 'user', `step ${step}`);
-    history.push(prompt);
-    parent = raw.commit('s', parent, [prompt]);
-    for (let turn = 0; ; turn++) {
-      const message = await modelTurn(model, { model: MODEL, messages: history, tools }, signal);
-      history.push(message);
-      if (message.content.some((block) => block.type === 'tool_use')) {
-        // A tool turn held back from the turn before is committed before this one is journaled.
-        if (held) parent = raw.commit('s', parent, held);
-        held = undefined;
-        raw.journal.turn('s', message);
+  return {
+    async step(step) {
+      const start = performance.now();
+      const prompt = text(`p${step}`, 'user', `step ${step}`);
+      history.push(prompt);
+      parent = raw.commit('s', parent, [prompt]);
+      for (let turn = 0; ; turn++) {
+        const message = await modelTurn(model, { model: MODEL, messages: history, tools }, signal);
+        history.push(message);
+        if (message.content.some((block) => block.type === 'tool_use')) {
+          // A tool turn held back from the turn before is committed before this one is journaled.
+          if (held) parent = raw.commit('s', parent, held);
+          held = undefined;
+          raw.journal.turn('s', message);
+        }
+        const content = await answerCalls(tool, message, signal, claimed ? journaled : undefined);
+        if (content.length === 0) {
+          // The answer, with the tool turn before it in the same transaction, as ours.
+          parent = held
+            ? raw.commitMany('s', parent, [held, [message]])
+            : raw.commit('s', parent, [message]);
+          held = undefined;
+          break;
+        }
+        const results = { id: `r${step}-${turn}`, role: 'user', content };
+        history.push(results);
+        held = [message, results];
       }
-      const content = await answerCalls(tool, message, signal, claimed ? journaled : undefined);
-      if (content.length === 0) {
-        // The answer, with the tool turn before it in the same transaction, as ours.
-        parent = held
-          ? raw.commitMany('s', parent, [held, [message]])
-          : raw.commit('s', parent, [message]);
-        held = undefined;
-        break;
+      return performance.now() - start;
+    },
+    close: async () => raw.db.close(),
+  };
+}
+
+/** Steps taken in a row by ours or the floor before the other takes as many (see `pairedSteps`). */
+const CHUNK = 50;
+
+/**
+ * `steps` steps of ours and of the floor, on files of their own, in turns of CHUNK steps (which
+ * goes first alternates): both meet the same minutes of the disk, whose fsync time drifts, without
+ * one's fsync flushing the other's writes step by step. Per-step ms of each, and each step's
+ * ours ÷ floor.
+ */
+async function pairedSteps(steps, tool, paths = {}) {
+  const ours = await agentStepper(tool, paths.ours, paths.label);
+  const floor = floorStepper(tool, paths.floor);
+  const times = { ours: new Array(steps), floor: new Array(steps), ratios: [] };
+  try {
+    for (let from = 0, turn = 0; from < steps; from += CHUNK, turn++) {
+      const to = Math.min(steps, from + CHUNK);
+      const order = turn % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours'];
+      for (const who of order) {
+        const stepper = who === 'ours' ? ours : floor;
+        for (let step = from; step < to; step++) times[who][step] = await stepper.step(step);
       }
-      const results = { id: `r${step}-${turn}`, role: 'user', content };
-      history.push(results);
-      held = [message, results];
     }
-    times.push(performance.now() - start);
+  } finally {
+    await ours.close();
+    await floor.close();
   }
-  raw.db.close();
+  times.ratios = times.ours.map((mine, step) => mine / times.floor[step]);
   return times;
 }
 
@@ -389,17 +425,18 @@ async function part2() {
  */
 async function longSession() {
   if (LONG_STEPS === 0) return;
-  const ours = await agentSteps(LONG_STEPS, add, freshPath(), 'long');
-  const floor = await floorSteps(LONG_STEPS, add);
+  const { ours, floor, ratios } = await pairedSteps(LONG_STEPS, add, { label: 'long' });
   const windows = [100, LONG_STEPS - 1000];
   const cells = windows.map((from) => {
-    const [mine, base] = [ours, floor].map((times) => median(times.slice(from, from + 1000)));
-    return { label: `${from + 1}–${from + 1000}`, mine, base };
+    const [mine, base, ratio] = [ours, floor, ratios].map((values) =>
+      median(values.slice(from, from + 1000)),
+    );
+    return { label: `${from + 1}–${from + 1000}`, mine, base, ratio };
   });
   console.log(`2. one session of ${LONG_STEPS} steps, tool \`add\`, median step (one run):`);
-  for (const { label, mine, base } of cells)
+  for (const { label, mine, base, ratio } of cells)
     console.log(
-      `   steps ${label.padEnd(12)} ours ${fmt(mine)} ms  floor ${fmt(base)} ms  ×floor ${fmt(mine / base)}`,
+      `   steps ${label.padEnd(12)} ours ${fmt(mine)} ms  floor ${fmt(base)} ms  ×floor ${fmt(ratio)}`,
     );
   const [first, last] = cells;
   console.log(
@@ -416,17 +453,15 @@ async function ramDiskSteps() {
   if (!existsSync('/dev/shm')) return;
   const ram = mkdtempSync(join('/dev/shm', 'mh-session-bench-'));
   try {
-    const ours = [];
-    const floors = [];
+    const runs = [];
     for (let run = 0; run < REPEATS; run++) {
-      ours.push(await agentSteps(STEPS, add, join(ram, `a${run}.db`), 'ram disk'));
-      floors.push(await floorSteps(STEPS, add, join(ram, `f${run}.db`)));
+      const paths = { ours: join(ram, `a${run}.db`), floor: join(ram, `f${run}.db`) };
+      runs.push(await pairedSteps(STEPS, add, { ...paths, label: 'ram disk' }));
     }
     const from = Math.min(100, STEPS - 10);
-    const steady = (runs) => median(runs.map((times) => median(times.slice(from))));
-    const [mine, floor] = [steady(ours), steady(floors)];
+    const steady = (key) => median(runs.map((times) => median(times[key].slice(from))));
     console.log(
-      `2. the same, tool \`add\`, files on a RAM disk (no fsync cost): median step, steps ${from + 1}–${STEPS}: ours ${mine.toFixed(2)} ms, floor ${floor.toFixed(2)} ms, ×floor ${(mine / floor).toFixed(2)}`,
+      `2. the same, tool \`add\`, files on a RAM disk (no fsync cost): median step, steps ${from + 1}–${STEPS}: ours ${steady('ours').toFixed(2)} ms, floor ${steady('floor').toFixed(2)} ms, ×floor ${steady('ratios').toFixed(2)}`,
     );
   } finally {
     rmSync(ram, { recursive: true, force: true });
@@ -434,32 +469,30 @@ async function ramDiskSteps() {
 }
 
 async function agentVersusFloor(tool) {
-  const ours = [];
-  const floors = [];
-  for (let run = 0; run < REPEATS; run++) {
-    ours.push(await agentSteps(STEPS, tool));
-    floors.push(await floorSteps(STEPS, tool));
-  }
+  const runs = [];
+  for (let run = 0; run < REPEATS; run++) runs.push(await pairedSteps(STEPS, tool));
   const windows = [0, 10, STEPS - 10];
+  const at = (key, from) => median(runs.map((times) => windowMs(times[key], from)));
   console.log(
     `2. Agent + session per step (${MODEL}, defaults), ${STEPS} steps, tool \`${tool.name}\` (${tool.permission}), ms per step:`,
   );
   console.log('   steps        ours     floor   ×floor');
   for (const from of windows) {
-    const mine = median(ours.map((times) => windowMs(times, from)));
-    const floor = median(floors.map((times) => windowMs(times, from)));
     const label = `${from + 1}–${from + 10}`.padEnd(10);
-    console.log(`   ${label}${fmt(mine)}  ${fmt(floor)}  ${fmt(mine / floor)}`);
+    console.log(
+      `   ${label}${fmt(at('ours', from))}  ${fmt(at('floor', from))}  ${fmt(at('ratios', from))}`,
+    );
   }
-  const growth = median(ours.map((times) => windowMs(times, STEPS - 10) / windowMs(times, 10)));
+  const growth = median(
+    runs.map((times) => windowMs(times.ours, STEPS - 10) / windowMs(times.ours, 10)),
+  );
   console.log(`   last/second window: ${growth.toFixed(2)} (flat is about 1)`);
   // Steps 101 on: by then SQLite's WAL file has reached its working size and is rewritten in
   // place; while it still grows (a new file), each fsync also flushes the file's new size.
   if (STEPS > 100) {
-    const steady = (runs) => median(runs.map((times) => median(times.slice(100))));
-    const [mine, floor] = [steady(ours), steady(floors)];
+    const steady = (key) => median(runs.map((times) => median(times[key].slice(100))));
     console.log(
-      `   median step, steps 101–${STEPS}: ours ${mine.toFixed(2)} ms, floor ${floor.toFixed(2)} ms, ×floor ${(mine / floor).toFixed(2)}`,
+      `   median step, steps 101–${STEPS}: ours ${steady('ours').toFixed(2)} ms, floor ${steady('floor').toFixed(2)} ms, ×floor ${steady('ratios').toFixed(2)} (median of each step's ratio)`,
     );
   }
   const perStep = Object.entries(storeCalls[tool.name])
