@@ -5,7 +5,7 @@
 // 1. `store.commit` alone: the latency of one commit of a two-message turn on a growing branch,
 //    median and p99 of BENCH_COMMITS (default 400) after a warm-up, median of BENCH_REPEATS runs
 //    (default 3). Floor: raw better-sqlite3 on its own file with the same pragmas, two inserts in
-//    one transaction and one fsync per commit.
+//    one transaction and one fsync per commit. The two take turns of 50 commits.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt is committed, the turn
 //    journaled before its tools run, and the tool turn committed with the answer (one write):
@@ -152,30 +152,42 @@ function rawDatabase(path) {
 async function commitLatency() {
   const store = await openSqliteStore(freshPath());
   const session = await store.createSession();
+  const raw = rawDatabase(freshPath());
   let head = null;
-  const ours = [];
-  for (let index = 0; index < COMMITS + 50; index++) {
-    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
-    const start = performance.now();
-    head = (await store.commit(session.id, { messages, meta: {} }, { expectedHead: head })).id;
-    if (index >= 50) ours.push(performance.now() - start);
+  let parent = null;
+  const turn = (index) => [
+    text(`u${index}`, 'user', `q${index}`),
+    text(`a${index}`, 'assistant', `a`),
+  ];
+  const commit = {
+    ours: async (index) => {
+      head = (
+        await store.commit(session.id, { messages: turn(index), meta: {} }, { expectedHead: head })
+      ).id;
+    },
+    floor: async (index) => {
+      parent = raw.commit('s', parent, turn(index));
+    },
+  };
+  const times = { ours: [], floor: [] };
+  // In turns of 50 commits (which goes first alternates), as the steps of part 2: both meet the
+  // disk's same minutes. The first 50 of each are a warm-up.
+  for (let from = 0, round = 0; from < COMMITS + 50; from += 50, round++) {
+    for (const who of round % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours']) {
+      for (let index = from; index < Math.min(COMMITS + 50, from + 50); index++) {
+        const start = performance.now();
+        await commit[who](index);
+        if (index >= 50) times[who].push(performance.now() - start);
+      }
+    }
   }
   await store.close();
-  const raw = rawDatabase(freshPath());
-  const floor = [];
-  let parent = null;
-  for (let index = 0; index < COMMITS + 50; index++) {
-    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
-    const start = performance.now();
-    parent = raw.commit('s', parent, messages);
-    if (index >= 50) floor.push(performance.now() - start);
-  }
   raw.db.close();
   return {
-    ours: median(ours),
-    oursP99: percentile(ours, 99),
-    floor: median(floor),
-    floorP99: percentile(floor, 99),
+    ours: median(times.ours),
+    oursP99: percentile(times.ours, 99),
+    floor: median(times.floor),
+    floorP99: percentile(times.floor, 99),
   };
 }
 
