@@ -103,7 +103,11 @@ function makeAgent(extra: Partial<AgentOptions> = {}): Agent {
 }
 
 /** Each result (read late) with a deep copy of the agent's history taken right after its run. */
-type Entry = { readonly label: string; readonly result: RunResult; readonly after: readonly Message[] };
+type Entry = {
+  readonly label: string;
+  readonly result: RunResult;
+  readonly after: readonly Message[];
+};
 
 function sound(history: readonly Message[]): void {
   expect(validateHistory(history)).toEqual([]);
@@ -422,83 +426,53 @@ describe('the history an agent shows while a run is under way', () => {
   });
 });
 
-describe('more endings (no session)', () => {
-  it('provider error after a tool turn, a guard, typed output, an interrupt after compaction', async () => {
-    const agent = makeAgent({ compaction: { contextWindow: 6_000 } });
-    const entries: Entry[] = [];
-    for (let n = 0; n < 5; n++)
-      await drive(agent, entries, `fill ${n}`, agent.run(`tool fill ${'x '.repeat(2500)}`));
-    const boom = await drive(agent, entries, 'boom', agent.run('boom now'));
-    expect(boom?.status).toBe('error');
-    const guard = await drive(
-      agent,
-      entries,
-      'guard',
-      agent.run('tool guarded', { limits: { maxTurns: 1 } }),
-    );
-    expect(guard?.status).toBe('guard');
-    const held = await drive(agent, entries, 'held', agent.run('write z.txt'));
-    expect(held?.status).toBe('interrupted');
-    const callId = held?.interrupts?.[0]?.callId as string;
-    await drive(
-      agent,
-      entries,
-      'denied',
-      agent.resume({ decisions: [{ callId, approve: false }] }),
-    );
-    await drive(
-      agent,
-      entries,
-      'json',
-      agent.run('json again', { output: { schema: City, maxRetries: 2 } }),
-    );
-    await drive(agent, entries, 'last', agent.run('tool last'));
-    expect(entries.some(({ result }) => result.compactions.length > 0)).toBe(true);
-    readLate(entries);
-    await agent.run('hi');
-    sound(agent.history);
-  });
-});
+/**
+ * A provider error after a tool turn, a guard, an interrupt denied after compaction filled the
+ * window, typed output: each result read late, then the conversation goes on valid.
+ */
+async function moreEndings(agent: Agent): Promise<void> {
+  const entries: Entry[] = [];
+  for (let n = 0; n < 5; n++)
+    await drive(agent, entries, `fill ${n}`, agent.run(`tool fill ${'x '.repeat(2500)}`));
+  const boom = await drive(agent, entries, 'boom', agent.run('boom now'));
+  expect(boom?.status).toBe('error');
+  const guard = await drive(
+    agent,
+    entries,
+    'guard',
+    agent.run('tool guarded', { limits: { maxTurns: 1 } }),
+  );
+  expect(guard?.status).toBe('guard');
+  const held = await drive(agent, entries, 'held', agent.run('write z.txt'));
+  expect(held?.status).toBe('interrupted');
+  const callId = held?.interrupts?.[0]?.callId as string;
+  await drive(agent, entries, 'denied', agent.resume({ decisions: [{ callId, approve: false }] }));
+  await drive(
+    agent,
+    entries,
+    'json',
+    agent.run('json again', { output: { schema: City, maxRetries: 2 } }),
+  );
+  await drive(agent, entries, 'last', agent.run('tool last'));
+  expect(entries.some(({ result }) => result.compactions.length > 0)).toBe(true);
+  readLate(entries);
+  await agent.run('hi');
+  sound(agent.history);
+}
 
-describe('more endings (SQLite session)', () => {
+describe('more endings', () => {
   it('provider error after a tool turn, a guard, typed output, an interrupt after compaction', async () => {
+    await moreEndings(makeAgent({ compaction: { contextWindow: 6_000 } }));
+  });
+
+  it('the same with a SQLite session, which a new agent loads as the agent left it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mh-late-reads-'));
     dirs.push(dir);
     const store = await openSqliteStore(join(dir, 's.db'));
-    const agent = makeAgent({ compaction: { contextWindow: 6_000 }, session: { store, id: 's' } });
-    const entries: Entry[] = [];
-    for (let n = 0; n < 5; n++)
-      await drive(agent, entries, `fill ${n}`, agent.run(`tool fill ${'x '.repeat(2500)}`));
-    const boom = await drive(agent, entries, 'boom', agent.run('boom now'));
-    expect(boom?.status).toBe('error');
-    const guard = await drive(
-      agent,
-      entries,
-      'guard',
-      agent.run('tool guarded', { limits: { maxTurns: 1 } }),
-    );
-    expect(guard?.status).toBe('guard');
-    const held = await drive(agent, entries, 'held', agent.run('write z.txt'));
-    expect(held?.status).toBe('interrupted');
-    const callId = held?.interrupts?.[0]?.callId as string;
-    await drive(
-      agent,
-      entries,
-      'denied',
-      agent.resume({ decisions: [{ callId, approve: false }] }),
-    );
-    await drive(
-      agent,
-      entries,
-      'json',
-      agent.run('json again', { output: { schema: City, maxRetries: 2 } }),
-    );
-    await drive(agent, entries, 'last', agent.run('tool last'));
-    expect(entries.some(({ result }) => result.compactions.length > 0)).toBe(true);
-    readLate(entries);
-    await agent.run('hi');
-    sound(agent.history);
-    const fresh = makeAgent({ compaction: { contextWindow: 6_000 }, session: { store, id: 's' } });
+    const session = { store, id: 's' };
+    const agent = makeAgent({ compaction: { contextWindow: 6_000 }, session });
+    await moreEndings(agent);
+    const fresh = makeAgent({ compaction: { contextWindow: 6_000 }, session });
     expect(ids(await fresh.load())).toEqual(ids(agent.history));
     await store.close();
   });
