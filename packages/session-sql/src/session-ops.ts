@@ -1,6 +1,6 @@
 import { ConfigError, DEFAULT_BRANCH, type SessionInfo } from '@mh/core';
 import type { Kysely } from 'kysely';
-import { requireSession, type SessionRow, toSessionInfo } from './session-rows.js';
+import { requireSession, SESSION_COLUMNS, type SessionRow, toSessionInfo } from './session-rows.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** Sessions with the turn count of their current branch, most recently updated first. */
@@ -14,15 +14,7 @@ export async function sessionInfos(
       join.onRef('b.session_seq', '=', 's.seq').onRef('b.name', '=', 's.current_branch'),
     )
     .leftJoin('checkpoints as h', 'h.seq', 'b.head_seq')
-    .select([
-      's.seq',
-      's.id',
-      's.title',
-      's.created_at',
-      's.updated_at',
-      's.current_branch',
-      'h.turn',
-    ]);
+    .select([...SESSION_COLUMNS, 'h.turn']);
   if (sessionId !== undefined) query = query.where('s.id', '=', String(sessionId));
   const rows = await query.orderBy('s.updated_at', 'desc').orderBy('s.seq', 'desc').execute();
   return rows.map((row) => toSessionInfo(row, row.turn ?? 0));

@@ -139,6 +139,16 @@ export interface Target {
   readonly pending: PendingRow | undefined;
 }
 
+/** A session row's columns, from `sessions as s`: what a `SessionRow` holds. */
+export const SESSION_COLUMNS = [
+  's.seq',
+  's.id',
+  's.title',
+  's.created_at',
+  's.updated_at',
+  's.current_branch',
+] as const;
+
 /** The lookup `requireTarget` runs: the current branch when `branchName` is undefined. */
 function targetQuery(
   db: Kysely<StoreDatabase>,
@@ -159,12 +169,7 @@ function targetQuery(
     )
     .leftJoin('checkpoints as c', 'c.seq', 't.base_seq')
     .select([
-      's.seq',
-      's.id',
-      's.title',
-      's.created_at',
-      's.updated_at',
-      's.current_branch',
+      ...SESSION_COLUMNS,
       'b.name as branch_name',
       'b.head_seq',
       'h.id as head_id',
