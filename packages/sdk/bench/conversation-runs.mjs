@@ -6,8 +6,8 @@
 // runs in this process (default 3). Floor: a hand-written loop over the same scripted model and
 // tool, a plain array history appended to. Runs against the BUILT packages.
 import { performance } from 'node:perf_hooks';
-import { Agent, defineTool, scripted } from '@mh/sdk';
-import { z } from 'zod';
+import { Agent, scripted } from '@mh/sdk';
+import { add } from './add-tool.mjs';
 import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5000);
@@ -19,14 +19,6 @@ for (const [name, value] of Object.entries({ RUNS, WINDOW, REPEATS })) {
   if (!Number.isInteger(value) || value < 1)
     throw new Error(`BENCH_${name}: expected a positive integer`);
 }
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  permission: 'read',
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: async ({ a, b }) => String(a + b),
-});
 
 /** A model that, in every run, calls `add` once and then answers. */
 function provider() {

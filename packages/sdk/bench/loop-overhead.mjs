@@ -18,8 +18,8 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoop } from '@mh/core';
-import { Agent, defineTool, PolicyToolExecutor, scripted } from '@mh/sdk';
-import { z } from 'zod';
+import { Agent, PolicyToolExecutor, scripted } from '@mh/sdk';
+import { add } from './add-tool.mjs';
 import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const N = 1000;
@@ -28,14 +28,6 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const RSS_REPEATS = Number(process.env.BENCH_RSS_REPEATS ?? 3);
 const MODEL = 'claude-sonnet-4-5';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  permission: 'read',
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: async ({ a, b }) => String(a + b),
-});
 
 /** The scripted model of one run: `add` on turns 1..turns-1, then an answer. */
 function provider(turns) {

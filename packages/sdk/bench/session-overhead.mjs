@@ -38,6 +38,7 @@ import { Agent, defineTool, scripted } from '@mh/sdk';
 import { openSqliteStore } from '@mh/session-sql';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { add } from './add-tool.mjs';
 import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 400);
@@ -68,14 +69,6 @@ const fmt = (value, digits = 2) => value.toFixed(digits).padStart(8);
 const folder = mkdtempSync(join(tmpdir(), 'mh-session-bench-'));
 let files = 0;
 const freshPath = () => join(folder, `b${files++}.db`);
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  permission: 'read',
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: async ({ a, b }) => String(a + b),
-});
 
 /** The same sum, declared as a write that is not idempotent: its call must never run twice. */
 const record = defineTool({
