@@ -19,7 +19,7 @@ export { trimToolResult } from './messages/trim.js';
 export { checkBoundary, fenceBoundaryOf } from './messages/untrusted-data.js';
 export { type ResolvedOutput, resolveOutput } from './output/typed-output.js';
 export { defaultModels, type ModelInfo, ModelTable } from './pricing/model-table.js';
-export { isLent, lendHistory } from './support/append-only.js';
+export { lendHistory } from './support/append-only.js';
 export { brandCheck } from './support/brand-check.js';
 export { canonicalJson } from './support/canonical-json.js';
 export { jsonValueProblem } from './support/json-value.js';

@@ -263,8 +263,9 @@ async function landedTurns(
  * the head (optimistic concurrency), adds a checkpoint per turn and the bodies that are new,
  * moves the head once with a compare-and-set and clears the branch's pending turn. All land or
  * none (the first failure throws). A retry returns the checkpoints of the turns that landed
- * before (the head is one of theirs) and lands the rest on it, as one commit per turn would. `prepared[0]`'s `refusePending` is the write's: a later
- * turn sits on a checkpoint of this write, where nothing is journaled. With `serialWrites`
+ * before (the head is one of theirs) and lands the rest on it, as one commit per turn would.
+ * `prepared[0]`'s `refusePending` is the write's: a later turn sits on a checkpoint of this
+ * write, where nothing is journaled. With `serialWrites`
  * (SQLite: one write transaction at a time) the lookup at the start stays true until the
  * commit, so a pending turn it did not find is not there.
  */

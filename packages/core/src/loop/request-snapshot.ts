@@ -1,5 +1,6 @@
 import type { Message } from '../messages/message.js';
 import type { ModelRequest } from '../ports/provider.js';
+import { prefixCopyOnRead } from '../support/append-only.js';
 
 /** The fields of a model request the loop sets besides its messages. */
 export type RequestFields = Pick<
@@ -24,17 +25,15 @@ export type RequestFields = Pick<
  * request was made are still the ones sent, however late they are read.
  */
 export function requestSnapshot(fields: RequestFields, history: readonly Message[]): ModelRequest {
-  const length = history.length;
-  let messages: readonly Message[] | undefined;
+  const messages = prefixCopyOnRead(history);
   return {
     model: fields.model,
     system: fields.system,
     get messages(): readonly Message[] {
-      messages ??= history.slice(0, length);
-      return messages;
+      return messages.get();
     },
     set messages(value: readonly Message[]) {
-      messages = value;
+      messages.set(value);
     },
     tools: fields.tools,
     maxOutputTokens: fields.maxOutputTokens,

@@ -1,18 +1,12 @@
 import type { CompactionRecord } from '../compaction/record.js';
 import { HistoryChecker } from '../messages/history-checker.js';
-import {
-  type HistoryRepair,
-  type RepairResult,
-  repairAfterSettled,
-  repairHistory,
-  repairSuffix,
-} from '../messages/history-repair.js';
+import { type HistoryRepair, repairSuffix } from '../messages/history-repair.js';
 import { type IdSource, type Message, newMessageId } from '../messages/message.js';
 import { rememberSettled, type SettledPrefix } from '../messages/settled-histories.js';
 import { assertMessages } from '../messages/shape.js';
 import { addUsage, type Usage, ZERO_USAGE } from '../messages/usage.js';
 import type { StopReason } from '../ports/provider.js';
-import { isLent, lendHistory, markAppendOnly } from '../support/append-only.js';
+import { isLent, lendHistory, markAppendOnly, prefixCopyOnRead } from '../support/append-only.js';
 import type { RunProgress, Stop } from './guards.js';
 import { RepeatedCallCounter } from './limits.js';
 import type { RunResult, RunStatus } from './run-result.js';
@@ -75,23 +69,27 @@ export class RunState implements RunProgress {
   ) {
     this.#newId = newId;
     this.#lent = isLent(given);
-    const options = { reason: 'interrupted' as const, newId: () => newId() };
     // A prefix an earlier run settled is not checked or repaired again (settled-histories.ts).
-    let initial: RepairResult;
-    if (this.#lent) initial = repairLent(given, settledPrefix, options);
-    else
-      initial = settledPrefix
-        ? repairAfterSettled(given, settledPrefix.length, settledPrefix.useIds, options)
-        : repairHistory(given, options);
-    this.history = markAppendOnly(initial.history);
+    const from = settledPrefix?.length ?? 0;
+    if (!settledPrefix) assertMessages(given);
+    const initial = repairSuffix(given, from, settledPrefix?.useIds ?? new Set<string>(), {
+      reason: 'interrupted',
+      newId: () => newId(),
+    });
+    // Every change is reported. Without one, a lent history is the run's own array (the run
+    // appends to it); any other is copied, so the caller's array is left as it was.
+    let history: Message[];
+    if (initial.repairs.length > 0) history = given.slice(0, from).concat(initial.tail);
+    else history = this.#lent ? (given as Message[]) : given.slice();
+    this.history = markAppendOnly(history);
     this.initialRepairs = initial.repairs;
     this.repairs = [...initial.repairs];
     this.#added = new Set(this.history.slice(-1).map((message) => message.id));
     this.#givenLength = this.history.length;
-    this.#startedFrom = settledPrefix?.length ?? 0;
+    this.#startedFrom = from;
     this.#onSettled = onSettled;
     this.checker = new HistoryChecker(
-      settledPrefix ? { history: initial.history, prefix: settledPrefix } : undefined,
+      settledPrefix ? { history, prefix: settledPrefix } : undefined,
     );
   }
 
@@ -177,7 +175,16 @@ export class RunState implements RunProgress {
         ? { interrupts: stop.interrupts, pendingTurn: stop.held }
         : {}),
     };
-    return this.#lent ? withMessagesCopied(result, this.history) : result;
+    // A lent history goes on growing under its owner: the result holds a copy, taken when read.
+    if (this.#lent) {
+      const messages = prefixCopyOnRead(this.history);
+      Object.defineProperty(result, 'messages', {
+        ...messages,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return result;
   }
 
   /** The messages this run added, from the first of them on. */
@@ -189,42 +196,4 @@ export class RunState implements RunProgress {
     }
     return [];
   }
-}
-
-/**
- * The repair of a lent history: nothing is copied, and the owner's array is the run's, unless a
- * repair rewrites it. Only what follows the settled prefix is checked and looked at.
- */
-function repairLent(
-  given: readonly Message[],
-  settledPrefix: SettledPrefix | undefined,
-  options: { readonly reason: 'interrupted'; readonly newId: () => string },
-): RepairResult {
-  const from = settledPrefix?.length ?? 0;
-  if (!settledPrefix) assertMessages(given);
-  const { tail, repairs } = repairSuffix(given, from, settledPrefix?.useIds ?? new Set(), options);
-  if (repairs.length === 0) return { history: given as Message[], repairs };
-  return { history: given.slice(0, from).concat(tail), repairs };
-}
-
-/**
- * `result` with `messages` the first `history.length` messages of `history`, copied when first
- * read (then always the same array, which the reader may change or replace). The lender appends
- * to `history` after the run, never changing what is below its length now.
- */
-function withMessagesCopied(result: RunResult, history: readonly Message[]): RunResult {
-  const length = history.length;
-  let messages: Message[] | undefined;
-  Object.defineProperty(result, 'messages', {
-    get: (): Message[] => {
-      messages ??= history.slice(0, length);
-      return messages;
-    },
-    set: (value: Message[]) => {
-      messages = value;
-    },
-    enumerable: true,
-    configurable: true,
-  });
-  return result;
 }

@@ -36,3 +36,27 @@ export function lendHistory<T extends readonly unknown[]>(history: T): T {
 export function isLent(history: readonly unknown[]): boolean {
   return lent.has(history);
 }
+
+/**
+ * The accessors of a property holding the first `array.length` elements of `array` (as it is
+ * now), copied when first read, then always that copy, which the reader may change or replace.
+ * Nothing is copied for a reader that never looks. The caller's invariant: `array` is only
+ * appended to from now on (a rewrite puts a new array in its place), so what it held now is still
+ * there however late the copy is taken.
+ */
+export function prefixCopyOnRead<T>(array: readonly T[]): {
+  get(): readonly T[];
+  set(value: readonly T[]): void;
+} {
+  const length = array.length;
+  let copy: readonly T[] | undefined;
+  return {
+    get: () => {
+      copy ??= array.slice(0, length);
+      return copy;
+    },
+    set: (value) => {
+      copy = value;
+    },
+  };
+}
