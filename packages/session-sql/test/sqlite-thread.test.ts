@@ -169,6 +169,111 @@ describe('SqliteSessionStore on its own thread', () => {
   });
 });
 
+/** CPU time this process (both threads: this one sleeps) spends while `work` runs, in ms. */
+async function cpuMsDuring(work: () => Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the store thread lingers for the next call, then sleeps', () => {
+  // A step's next write comes a fraction of a millisecond after the last answer: a thread that
+  // keeps taking messages for `lingerMs` serves it without being woken. It must not spin longer.
+  it('stays awake for lingerMs after an answer, and not at all with lingerMs: 0', async () => {
+    const gapCpu = async (lingerMs: number, file: string): Promise<number> => {
+      const store = await openSqliteStore(join(folder.dir, file), { lingerMs });
+      // Two calls back to back: the second came within lingerMs of the first's answer.
+      await store.createSession({ id: 's' });
+      // This thread sleeps 60 ms after the answer: whatever CPU is used meanwhile is the other.
+      const used = await cpuMsDuring(async () => {
+        await store.commit('s', promptTurn('s-0'), { expectedHead: null });
+        await sleep(60);
+      });
+      await store.close();
+      return used;
+    };
+    const asleep = await gapCpu(0, 'asleep.db');
+    const lingering = await gapCpu(50, 'lingering.db');
+    // About 50 ms of spinning against about none; loose bounds for a shared machine.
+    expect(lingering, `lingering ${lingering} ms, asleep ${asleep} ms`).toBeGreaterThan(
+      asleep + 15,
+    );
+  });
+
+  it('sleeps once calls stop: an idle store costs no CPU (default lingerMs)', async () => {
+    const store = await openSqliteStore(path);
+    await store.createSession({ id: 's' });
+    let head: string | null = null;
+    for (let n = 0; n < 50; n++) {
+      head = (await store.commit('s', promptTurn(`s-${n}`), { expectedHead: head })).id;
+    }
+    await sleep(20);
+    const idle = await cpuMsDuring(() => sleep(300));
+    // A thread spinning on would use about 300 ms here.
+    expect(idle).toBeLessThan(60);
+    // Calls after the pause are served as before.
+    await store.commit('s', promptTurn('s-50'), { expectedHead: head });
+    expect((await store.load('s')).messages).toHaveLength(51);
+    await store.close();
+  });
+
+  it('does not linger while calls come further apart than lingerMs', async () => {
+    const store = await openSqliteStore(path, { lingerMs: 20 });
+    await store.createSession({ id: 's' });
+    let head: string | null = null;
+    const used = await cpuMsDuring(async () => {
+      for (let n = 0; n < 10; n++) {
+        await sleep(40);
+        head = (await store.commit('s', promptTurn(`s-${n}`), { expectedHead: head })).id;
+      }
+    });
+    // Lingering after each answer would spin 20 ms of each 40 ms gap: about 200 ms.
+    expect(used).toBeLessThan(100);
+    await store.close();
+  });
+
+  it('serves in order the calls that arrive while it lingers, writes sharing transactions', async () => {
+    const statements: string[] = [];
+    const store = await openSqliteStore(path, {
+      lingerMs: 20,
+      onQuery: (sql) => statements.push(sql),
+    });
+    const ids = Array.from({ length: 12 }, (_, n) => `s${n}`);
+    for (const id of ids) await store.createSession({ id });
+    const heads = new Map<string, string | null>(ids.map((id) => [id, null]));
+    for (let round = 0; round < 5; round++) {
+      statements.length = 0;
+      // A first call, then the others a tick later, while the thread lingers after answering it.
+      const first = ids[0] as string;
+      const led = await store.commit(first, promptTurn(`${first}-${round}`), {
+        expectedHead: heads.get(first) ?? null,
+      });
+      heads.set(first, led.id);
+      await new Promise((resolve) => setImmediate(resolve));
+      const rest = ids.slice(1);
+      const landed = await Promise.all(
+        rest.map((id) =>
+          store.commit(id, promptTurn(`${id}-${round}`), { expectedHead: heads.get(id) ?? null }),
+        ),
+      );
+      for (const [index, id] of rest.entries()) heads.set(id, landed[index]?.id ?? null);
+      expect(begins(statements)).toBeLessThan(rest.length);
+    }
+    for (const id of ids) {
+      const state = await store.load(id);
+      expect(state.head).toBe(heads.get(id));
+      expect(state.messages.map((m) => m.id)).toEqual(
+        Array.from({ length: 5 }, (_, round) => `user-${id}-${round}`),
+      );
+    }
+    await store.close();
+    expect(checkFile(path)).toEqual({ integrity: 'ok', foreignKeyViolations: 0 });
+  });
+});
+
 describe('group commit after kill -9', () => {
   it('loses no acknowledged write when the process dies inside a shared transaction', async () => {
     const writers = 12;

@@ -20,6 +20,10 @@ describe('openSqliteStore option checks', () => {
     ['newSessionId', { newSessionId: 'ses_1' }],
     ['onQuery', { onQuery: true }],
     ['busyTimeoutMs', { busyTimeoutMs: 2 ** 31 }],
+    ['lingerMs', { lingerMs: -1 }],
+    ['lingerMs', { lingerMs: Number.NaN }],
+    ['lingerMs', { lingerMs: 101 }],
+    ['lingerMs', { lingerMs: '1' }],
   ])('rejects a bad %s with ConfigError naming it', async (field, options) => {
     const path = join(folder.dir, 'store.db');
     expect(await fieldOf(() => openSqliteStore(path, options as SqliteStoreOptions))).toBe(field);

@@ -21,6 +21,8 @@ import { receiveError, type SentError } from './sent-error.js';
 export interface ThreadSetup {
   readonly path: string;
   readonly busyTimeoutMs: number;
+  /** How long the thread keeps taking messages after an answer before it sleeps (ms). */
+  readonly lingerMs: number;
   /** Present when the caller gave `onQuery`: one Int32 the thread waits on after each statement. */
   readonly queryFlag: SharedArrayBuffer | undefined;
 }
@@ -144,14 +146,14 @@ export class SqliteThread implements StoreRunner {
    */
   static async start(
     path: string,
-    busyTimeoutMs: number,
+    timing: { readonly busyTimeoutMs: number; readonly lingerMs: number },
     onQuery: ((sql: string) => void) | undefined,
   ): Promise<SqliteThread> {
     const queryFlag = onQuery === undefined ? undefined : new SharedArrayBuffer(4);
     const pooled = idle.pop() ?? new PooledWorker();
     const thread = new SqliteThread(pooled, path, onQuery, queryFlag);
     pooled.owner = thread;
-    const setup: ThreadSetup = { path, busyTimeoutMs, queryFlag };
+    const setup: ThreadSetup = { path, ...timing, queryFlag };
     try {
       await thread.#send('open', setup);
     } catch (error) {

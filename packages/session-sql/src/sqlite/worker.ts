@@ -13,7 +13,11 @@ import type { ThreadReply, ThreadRequest, ThreadSetup } from './thread.js';
 // starting a thread and loading its modules again. Requests are served in the order they arrive.
 // Writes that arrive while the thread is busy (another write's fsync) wait in its message queue;
 // the next turn takes every consecutive write waiting there as one batch: one transaction, one
-// savepoint per write, one fsync (group commit).
+// savepoint per write, one fsync (group commit). After answering, the thread keeps taking
+// messages for the store's `lingerMs` before it goes back to its event loop to sleep: a caller's
+// next call often comes within a fraction of a millisecond (an Agent's step makes three writes
+// with little work between them), and waking a sleeping thread costs more than that wait. It
+// lingers only while calls come that close together (see `lastGapMs`).
 
 /** At most this many writes share one transaction, so one batch cannot hold the lock for long. */
 const MAX_BATCH = 256;
@@ -71,6 +75,8 @@ function reviveArgs(op: StoreOp, args: unknown): unknown {
 }
 
 let backend: SqliteBackend | undefined;
+/** The open store's `lingerMs` (0 while no store is open: an idle pooled thread just sleeps). */
+let lingerMs = 0;
 
 function openBackend(): SqliteBackend {
   if (backend === undefined) throw new HarnessError('no session store is open on this thread');
@@ -86,9 +92,11 @@ async function serveOne(request: ThreadRequest): Promise<void> {
       const setup = request.args as ThreadSetup;
       const onQuery = setup.queryFlag === undefined ? undefined : queryReporter(setup.queryFlag);
       backend = await openSqliteBackend(setup.path, setup.busyTimeoutMs, onQuery);
+      lingerMs = setup.lingerMs;
     } else if (request.op === 'close') {
       const closing = backend;
       backend = undefined;
+      lingerMs = 0;
       await closing?.close();
     } else if (request.op === 'reclaimSpace') {
       await openBackend().reclaimSpace();
@@ -133,8 +141,28 @@ function take(): void {
   }
 }
 
+/** When this thread last ran out of calls (`performance.now()`). */
+let idleSince = 0;
+/**
+ * How long the last call came after the one before was answered, in ms. The thread lingers only
+ * while that is within `lingerMs`: calls seconds apart (a real model between writes) or just
+ * further apart than the window would make it spin for nothing.
+ */
+let lastGapMs = Number.POSITIVE_INFINITY;
+
+/** Takes the messages that arrive within `lingerMs` of running out, returning at the first. */
+function linger(): void {
+  idleSince = performance.now();
+  if (lingerMs <= 0 || lastGapMs > lingerMs) return;
+  const until = idleSince + lingerMs;
+  do take();
+  while (queue.length === 0 && performance.now() < until);
+  if (queue.length > 0) lastGapMs = performance.now() - idleSince;
+}
+
 async function drain(): Promise<void> {
-  for (take(); queue.length > 0; take()) {
+  take();
+  while (queue.length > 0) {
     const first = queue[0] as ThreadRequest;
     if (isWriteOp(first.op)) {
       let end = 1;
@@ -146,6 +174,8 @@ async function drain(): Promise<void> {
       queue.shift();
       await serveOne(first);
     }
+    take();
+    if (queue.length === 0) linger();
   }
   serving = false;
 }
@@ -154,6 +184,8 @@ port.on('message', (request: ThreadRequest) => {
   queue.push(request);
   if (serving) return;
   serving = true;
+  // Woken from sleep: the call came this long after the last answer.
+  lastGapMs = performance.now() - idleSince;
   // `drain` first takes every message already waiting (receiveMessageOnPort), so the writes sent
   // together form one batch without waiting for another turn of this thread's event loop.
   void drain();
