@@ -5,7 +5,8 @@
 // 1. `store.commit` alone: the latency of one commit of a two-message turn on a growing branch,
 //    median and p99 of BENCH_COMMITS (default 400) after a warm-up, median of BENCH_REPEATS runs
 //    (default 3). Floor: raw better-sqlite3 on its own file with the same pragmas, two inserts in
-//    one transaction and one fsync per commit. The two take turns of 50 commits.
+//    one transaction and one fsync per commit. Also a store opened with `lingerMs: 0`, whose
+//    thread sleeps after each answer. The three take turns of 50 commits.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt is committed, the turn
 //    journaled before its tools run, and the tool turn committed with the answer (one write):
@@ -141,47 +142,58 @@ function rawDatabase(path) {
   return { db, commit, commitMany, journal };
 }
 
-/** 1. Latency of `store.commit` and of the raw floor, in ms per commit. */
+/** `store.commit` of one two-message turn after another on a new session of `store`. */
+async function committer(store) {
+  const session = await store.createSession();
+  let head = null;
+  return async (index) => {
+    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
+    head = (await store.commit(session.id, { messages, meta: {} }, { expectedHead: head })).id;
+  };
+}
+
+/**
+ * 1. Latency of `store.commit` (the defaults), of the same with `lingerMs: 0` (the store's thread
+ * sleeps after each answer, as it did before it lingered), and of the raw floor, in ms per commit.
+ */
 async function commitLatency() {
   const store = await openSqliteStore(freshPath());
-  const session = await store.createSession();
+  const asleepStore = await openSqliteStore(freshPath(), { lingerMs: 0 });
   const raw = rawDatabase(freshPath());
-  let head = null;
   let parent = null;
-  const turn = (index) => [
-    text(`u${index}`, 'user', `q${index}`),
-    text(`a${index}`, 'assistant', `a`),
-  ];
   const commit = {
-    ours: async (index) => {
-      head = (
-        await store.commit(session.id, { messages: turn(index), meta: {} }, { expectedHead: head })
-      ).id;
-    },
+    ours: await committer(store),
+    asleep: await committer(asleepStore),
     floor: async (index) => {
-      parent = raw.commit('s', parent, turn(index));
+      parent = raw.commit('s', parent, [
+        text(`u${index}`, 'user', `q${index}`),
+        text(`a${index}`, 'assistant', `a`),
+      ]);
     },
   };
-  const times = { ours: [], floor: [] };
-  // In turns of 50 commits (which goes first alternates), as the steps of part 2: both meet the
+  const who = Object.keys(commit);
+  const times = Object.fromEntries(who.map((name) => [name, []]));
+  // In turns of 50 commits (which goes first rotates), as the steps of part 2: all meet the
   // disk's same minutes. The first 50 of each are a warm-up.
   for (let from = 0, round = 0; from < COMMITS + 50; from += 50, round++) {
-    for (const who of round % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours']) {
+    for (let turn = 0; turn < who.length; turn++) {
+      const name = who[(round + turn) % who.length];
       for (let index = from; index < Math.min(COMMITS + 50, from + 50); index++) {
         const start = performance.now();
-        await commit[who](index);
-        if (index >= 50) times[who].push(performance.now() - start);
+        await commit[name](index);
+        if (index >= 50) times[name].push(performance.now() - start);
       }
     }
   }
   await store.close();
+  await asleepStore.close();
   raw.db.close();
-  return {
-    ours: median(times.ours),
-    oursP99: percentile(times.ours, 99),
-    floor: median(times.floor),
-    floorP99: percentile(times.floor, 99),
-  };
+  return Object.fromEntries(
+    who.flatMap((name) => [
+      [name, median(times[name])],
+      [`${name}P99`, percentile(times[name], 99)],
+    ]),
+  );
 }
 
 /** Store calls the Agent made, by tool and method: what one step asks of the store. */
@@ -413,6 +425,9 @@ async function part1() {
   console.log(`1. store.commit, ${COMMITS} commits of a two-message turn:`);
   console.log(
     `   ours ${fmt(pick('ours'), 3)} ms (p99 ${pick('oursP99').toFixed(3)})  floor ${fmt(pick('floor'), 3)} ms (p99 ${pick('floorP99').toFixed(3)})  ×floor ${(pick('ours') / pick('floor')).toFixed(2)}`,
+  );
+  console.log(
+    `   ours with lingerMs: 0 (the thread sleeps after each answer): ${fmt(pick('asleep'), 3)} ms (p99 ${pick('asleepP99').toFixed(3)})  ×floor ${(pick('asleep') / pick('floor')).toFixed(2)}`,
   );
 }
 
