@@ -142,13 +142,19 @@ function rawDatabase(path) {
   return { db, commit, commitMany, journal };
 }
 
+/** The two-message turn part 1 commits as its `index`th. */
+const commitTurn = (index) => [
+  text(`u${index}`, 'user', `q${index}`),
+  text(`a${index}`, 'assistant', `a`),
+];
+
 /** `store.commit` of one two-message turn after another on a new session of `store`. */
 async function committer(store) {
   const session = await store.createSession();
   let head = null;
   return async (index) => {
-    const messages = [text(`u${index}`, 'user', `q${index}`), text(`a${index}`, 'assistant', `a`)];
-    head = (await store.commit(session.id, { messages, meta: {} }, { expectedHead: head })).id;
+    const turn = { messages: commitTurn(index), meta: {} };
+    head = (await store.commit(session.id, turn, { expectedHead: head })).id;
   };
 }
 
@@ -165,10 +171,7 @@ async function commitLatency() {
     ours: await committer(store),
     asleep: await committer(asleepStore),
     floor: async (index) => {
-      parent = raw.commit('s', parent, [
-        text(`u${index}`, 'user', `q${index}`),
-        text(`a${index}`, 'assistant', `a`),
-      ]);
+      parent = raw.commit('s', parent, commitTurn(index));
     },
   };
   const who = Object.keys(commit);

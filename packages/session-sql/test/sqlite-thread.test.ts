@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SessionConflictError } from '@mh/core';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -176,8 +177,6 @@ async function cpuMsDuring(work: () => Promise<unknown>): Promise<number> {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the store thread lingers for the next call, then sleeps', () => {
   // A step's next write comes a fraction of a millisecond after the last answer: a thread that
