@@ -9,8 +9,10 @@
 //    such as the CLI), and BENCH_COMMITS commits (default 400) from the 1,000th on, once every
 //    log is written over in place (a long-lived process). Floor: raw better-sqlite3 on its own
 //    file with the same pragmas, two inserts in one transaction and one fsync per commit, opened
-//    and timed the same way. Also, settled, a store opened with `lingerMs: 0`, whose thread
-//    sleeps after each answer. They take turns of 40 or 50 commits.
+//    and timed the same way. A second floor: the store's own statements for a commit by hand
+//    (raw better-sqlite3 on a file with the store's schema), which parts what the schema writes
+//    from what the store's code and thread add. Also, settled, a store opened with
+//    `lingerMs: 0`, whose thread sleeps after each answer. They take turns of 40 or 50 commits.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt is committed, the turn
 //    journaled before its tools run, and the tool turn committed with the answer (one write):
@@ -35,6 +37,7 @@
 // 4. Commits per second of 1, 10 and 100 writers sharing one store (BENCH_WRITERS), each on its
 //    own session, with no model: concurrent writes share transactions (group commit). Floor: raw
 //    better-sqlite3, one writer, one fsync per commit.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +149,66 @@ function rawDatabase(path) {
   return { db, commit, commitMany, journal };
 }
 
+/**
+ * A second floor for part 1: the statements the store runs for a commit (`commit-turn.ts`: look
+ * up the branch, insert the checkpoint, the bodies and the links, move the head, touch the
+ * session), by hand, with raw better-sqlite3 on a file the store made and with its pragmas, bodies
+ * hashed as the store hashes them. Between the floor and it lies what the store's schema writes
+ * (content addressing, branches, the indexes deletes need: about 12 pages a commit against 2);
+ * between it and ours, the store's code and thread.
+ */
+function schemaDatabase(path) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  const lookup = db.prepare(
+    'select s.seq, b.head_seq, h.turn as head_turn, t.assistant from sessions s ' +
+      'left join branches b on b.session_seq = s.seq and b.name = s.current_branch ' +
+      'left join checkpoints h on h.seq = b.head_seq ' +
+      'left join pending_turns t on t.session_seq = b.session_seq and t.branch = b.name ' +
+      'where s.id = ?',
+  );
+  const checkpoint = db.prepare(
+    'insert into checkpoints (id, session_seq, parent_seq, turn, created_at, meta) ' +
+      'values (?, ?, ?, ?, ?, ?) on conflict (id) do nothing returning seq',
+  );
+  const bodies = db.prepare(
+    'insert into messages (hash, codec, body) values (?, 0, ?), (?, 0, ?) ' +
+      'on conflict (hash) do nothing returning seq, hash',
+  );
+  const links = db.prepare(
+    'insert into checkpoint_messages (checkpoint_seq, position, message_seq) ' +
+      'values (?, 0, ?), (?, 1, ?)',
+  );
+  const move = db.prepare(
+    'update branches set head_seq = ?, updated_at = ? where session_seq = ? and name = ? and head_seq is ?',
+  );
+  const touch = db.prepare('update sessions set updated_at = ? where seq = ?');
+  const sha256 = (bytes) => createHash('sha256').update(bytes).digest();
+  const commit = db.transaction((messages) => {
+    const [first, second] = messages.map((message) => Buffer.from(JSON.stringify(message)));
+    const [hashA, hashB] = [sha256(first), sha256(second)];
+    const branch = lookup.get('s');
+    const now = Date.now();
+    const id = sha256(Buffer.concat([hashA, hashB, Buffer.from(String(branch.head_seq))]));
+    const { seq } = checkpoint.get(
+      id,
+      branch.seq,
+      branch.head_seq,
+      (branch.head_turn ?? 0) + 1,
+      now,
+      '{}',
+    );
+    const stored = bodies.all(hashA, first, hashB, second);
+    const seqOf = (hash) => stored.find((row) => hash.equals(row.hash)).seq;
+    links.run(seq, seqOf(hashA), seq, seqOf(hashB));
+    move.run(seq, now, branch.seq, 'main', branch.head_seq);
+    touch.run(now, branch.seq);
+  });
+  return { db, commit };
+}
+
 /** The two-message turn part 1 commits as its `index`th. */
 const commitTurn = (index) => [
   text(`u${index}`, 'user', `q${index}`),
@@ -156,7 +219,7 @@ const commitTurn = (index) => [
  * Part 1's contestants: each opens its file (again: its write-ahead log starts empty, as for a
  * process that opens an existing session file), commits its `index`th two-message turn, closes.
  */
-function commitContestants() {
+async function commitContestants() {
   const store = (options) => {
     const path = freshPath();
     let opened;
@@ -177,9 +240,23 @@ function commitContestants() {
   const path = freshPath();
   let raw;
   let parent = null;
+  // The store makes the file before the others open theirs: the thread it leaves idle then
+  // serves \`ours\` from the start, and is the one \`ours\` gets back when it opens again.
+  const schemaPath = freshPath();
+  const maker = await openSqliteStore(schemaPath);
+  await maker.createSession({ id: 's' });
+  await maker.close();
+  let schema;
   return {
     ours: store(undefined),
     asleep: store({ lingerMs: 0 }),
+    schema: {
+      open: async () => {
+        schema = schemaDatabase(schemaPath);
+      },
+      commit: async (index) => schema.commit(commitTurn(index)),
+      close: async () => schema.db.close(),
+    },
     floor: {
       open: async () => {
         raw = rawDatabase(path);
@@ -210,12 +287,12 @@ const SETTLE = 1000;
  * All take turns of 40 or 50 commits (which goes first rotates): all meet the disk's same minutes.
  */
 async function commitLatency() {
-  const contestants = commitContestants();
+  const contestants = await commitContestants();
   const who = Object.keys(contestants);
   // After the reopen, the idle thread the first store left serves `ours`; `asleep` starts a new
   // thread, whose code is not compiled yet: its first commits would time that, so it is timed
   // only once settled.
-  const times = { open: { ours: [], floor: [] }, settled: {} };
+  const times = { open: { ours: [], schema: [], floor: [] }, settled: {} };
   for (const name of who) times.settled[name] = [];
   let round = 0;
   /** Commits `from` to `to` (exclusive) of each, in turns of `size`; `phase` times them. */
@@ -487,6 +564,9 @@ async function part1() {
     console.log(`   ${title}:`);
     console.log(
       `     ours ${fmt(at('ours'), 3)} ms (p99 ${p99('ours')})  floor ${fmt(at('floor'), 3)} ms (p99 ${p99('floor')})  ×floor ${(at('ours') / at('floor')).toFixed(2)}`,
+    );
+    console.log(
+      `     the store's statements by hand (raw better-sqlite3, its schema): ${fmt(at('schema'), 3)} ms (p99 ${p99('schema')})  ×floor ${(at('schema') / at('floor')).toFixed(2)}`,
     );
     if (phase === 'settled') {
       console.log(
