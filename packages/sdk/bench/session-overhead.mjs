@@ -282,7 +282,7 @@ const SETTLE = 1000;
  *   and each commit then grows the new one, so each sync also writes the file's new size: what a
  *   short-lived process (the CLI) meets.
  * - `settled`: COMMITS commits from the SETTLE-th on, once every log has wrapped (ours after about
- *   80 commits, the floor's, which writes fewer pages, after about 400) and is written over in
+ *   80 commits, the floor's, 2 pages a commit, after about 460) and is written over in
  *   place: what a long-lived process meets.
  * All take turns of 40 or 50 commits (which goes first rotates): all meet the disk's same minutes.
  */
