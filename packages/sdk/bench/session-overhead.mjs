@@ -12,7 +12,7 @@
 //    and timed the same way. A second floor: the store's own statements for a commit by hand
 //    (raw better-sqlite3 on a file with the store's schema), which parts what the schema writes
 //    from what the store's code and thread add. Also, settled, a store opened with
-//    `lingerMs: 0`, whose thread sleeps after each answer. They take turns of 40 or 50 commits.
+//    `lingerMs: 0`, whose thread sleeps after each answer. They take turns of 30 or 50 commits.
 // 2. Agent + session per step: one step is `agent.run(prompt)` where the model (claude-sonnet-4-5,
 //    the defaults) calls `add` once and then answers, so the prompt is committed, the turn
 //    journaled before its tools run, and the tool turn committed with the answer (one write):
@@ -59,8 +59,8 @@ function count(name, fallback) {
 }
 const COMMITS = count('BENCH_COMMITS', 400);
 const REPEATS = count('BENCH_REPEATS', 3);
-const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
-const LOOP_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 20);
+const STEPS = count('BENCH_STEPS', 1000);
+const LOOP_STEPS = count('BENCH_LOOP_STEPS', 20);
 // One longer session (0 skips it): where a run's cost would grow with the conversation.
 const LONG_STEPS = Number(process.env.BENCH_LONG_STEPS ?? 5000);
 if (LONG_STEPS !== 0 && !(Number.isInteger(LONG_STEPS) && LONG_STEPS >= 2100))
@@ -247,7 +247,7 @@ async function commitContestants() {
       close: () => opened.close(),
     };
   };
-  const path = freshPath();
+  const floorPath = freshPath();
   let raw;
   let parent = null;
   // The store makes the file before the others open theirs: the thread it leaves idle then
@@ -269,7 +269,7 @@ async function commitContestants() {
     },
     floor: {
       open: async () => {
-        raw = rawDatabase(path);
+        raw = rawDatabase(floorPath);
       },
       commit: async (index) => {
         parent = raw.commit('s', parent, commitTurn(index));
@@ -290,9 +290,9 @@ const SETTLE = 1000;
 
 /**
  * 1. Latency of `store.commit` (the defaults), of the same with `lingerMs: 0` (the store's thread
- * sleeps after each answer, as it did before it lingered), and of the raw floor, in ms per commit,
- * on files that held 1,000 turns when they were opened again. Two figures, as SQLite's
- * write-ahead log makes them:
+ * sleeps after each answer, as it did before it lingered), of the store's statements by hand and of
+ * the raw floor, in ms per commit, on files that held 1,000 turns when they were opened again. Two
+ * figures, as SQLite's write-ahead log makes them:
  * - `open`: the first AFTER_OPEN commits after the file is opened, median and p90 (the first
  *   commit after an open, with an empty page cache and statements to prepare, is the maximum).
  *   Closing a file deletes its log; each commit then appends to a new one, so its sync (SQLite
