@@ -1,11 +1,5 @@
 import type { Cassette } from '@mh/eval';
-import {
-  type EvalCase,
-  EvalRunner,
-  type EvalRunnerOptions,
-  type Report,
-  settleReplayedRuns,
-} from '@mh/eval';
+import { type EvalCase, EvalRunner, type EvalRunnerOptions, type Report } from '@mh/eval';
 import { PolicyToolExecutor, type Tool } from '@mh/sdk';
 import { demoProvider } from './demo-model.js';
 import { demoTools, type HarnessVersion } from './demo-tools.js';
@@ -33,17 +27,16 @@ export function runCassetteSuite(
     (evalCase, { tracer, repeat }) => {
       const key = { case: evalCase.name, repeat };
       const inner = cassette.mode === 'record' ? demoProvider(evalCase.name, repeat) : undefined;
-      const agent = buildDemoAgent({
+      // The agent gets the cassette's provider itself, so the loop hands it each run's result
+      // (`Provider.settle`): a strict replay that stops before its recording does ends its run
+      // with the drift, with no wrapper around the agent's events.
+      return buildDemoAgent({
         version,
         provider: cassette.provider(inner, key),
         tools: cassette.tools(new PolicyToolExecutor({ tools: tools(version) }), key),
         tracer,
         maxTurns,
       });
-      // A strict replay that stops before its recording does ends its run with the drift.
-      return cassette.mode === 'record'
-        ? agent
-        : settleReplayedRuns(agent, (result) => cassette.settle(key, result));
     },
     cases,
     {

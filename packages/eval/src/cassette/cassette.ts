@@ -157,8 +157,9 @@ export class Cassette {
    * A run's result as the replay of `key` must report it: in a strict replay, a run that stopped
    * (a guard, a failure) where the recording went on with the same run ends with the
    * `ReplayDriftError` of its `unconsumed-requests` finding (`ReplayProvider.settle`); any other
-   * result is returned as is. Call it with the result of every replayed run (the eval runner's
-   * agents get it through `settleReplayedRuns`).
+   * result is returned as is. An Agent given `provider(…, key)` itself gets this from its loop
+   * (`Provider.settle`); call it for a run whose provider is wrapped (or use
+   * `settleReplayedRuns`).
    */
   settle(key: CassetteKey, result: RunResult): RunResult {
     const provider = this.#slots.get(keyId(key))?.provider;
