@@ -12,7 +12,10 @@ import { assertOptions } from '../support/option-checks.js';
 export interface QuestionAsker {
   /** The tool's `context.interrupt`. */
   readonly interrupt: (question: ToolQuestion) => Promise<unknown>;
-  /** The first question that had no answer; undefined while every question was answered. */
+  /**
+   * The first question that had no answer; undefined while every question was answered. Read it
+   * from the asker itself: it is a getter, so a spread or a JSON copy of the asker leaves it out.
+   */
   readonly pending: AskedQuestion | undefined;
 }
 

@@ -157,9 +157,9 @@ export class Cassette {
    * A run's result as the replay of `key` must report it: in a strict replay, a run that stopped
    * (a guard, a failure) where the recording went on with the same run ends with the
    * `ReplayDriftError` of its `unconsumed-requests` finding (`ReplayProvider.settle`); any other
-   * result is returned as is. An Agent given `provider(…, key)` itself gets this from its loop
-   * (`Provider.settle`); call it for a run whose provider is wrapped (or use
-   * `settleReplayedRuns`).
+   * result is returned as is. An Agent given `provider(…, key)` gets this from its loop
+   * (`Provider.settle`; `withRetry` and durable steps pass it on); call it for a run whose
+   * provider is wrapped by something that does not (or use `settleReplayedRuns`).
    */
   settle(key: CassetteKey, result: RunResult): RunResult {
     const provider = this.#slots.get(keyId(key))?.provider;
