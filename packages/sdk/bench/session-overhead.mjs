@@ -49,13 +49,25 @@ import { z } from 'zod';
 import { add } from './add-tool.mjs';
 import { answerCalls, modelTurn, toolSpec } from './floor.mjs';
 
+/** Whether `value` is a positive integer. */
+const isCount = (value) => Number.isInteger(value) && value > 0;
 /** A BENCH_* count from the environment: a positive integer, or `fallback` when unset. */
 function count(name, fallback) {
   const value = Number(process.env[name] ?? fallback);
-  if (!(Number.isInteger(value) && value > 0)) {
+  if (!isCount(value)) {
     throw new Error(`${name}: expected a positive integer, got ${process.env[name]}`);
   }
   return value;
+}
+/** A BENCH_* list of counts (`1,10,100`), each checked as `count` checks one. */
+function counts(name, fallback) {
+  const values = (process.env[name] ?? fallback).split(',').map(Number);
+  if (!values.every(isCount)) {
+    throw new Error(
+      `${name}: expected positive integers separated by commas, got ${process.env[name]}`,
+    );
+  }
+  return values;
 }
 const COMMITS = count('BENCH_COMMITS', 400);
 const REPEATS = count('BENCH_REPEATS', 3);
@@ -65,10 +77,12 @@ const LOOP_STEPS = count('BENCH_LOOP_STEPS', 20);
 const LONG_STEPS = Number(process.env.BENCH_LONG_STEPS ?? 5000);
 if (LONG_STEPS !== 0 && !(Number.isInteger(LONG_STEPS) && LONG_STEPS >= 2100))
   throw new Error(`BENCH_LONG_STEPS: expected 0 or an integer of at least 2100, got ${LONG_STEPS}`);
-const AGENTS = (process.env.BENCH_AGENTS ?? '1,10,100').split(',').map(Number);
-const WRITERS = (process.env.BENCH_WRITERS ?? '1,10,100').split(',').map(Number);
+const AGENTS = counts('BENCH_AGENTS', '1,10,100');
+const WRITERS = counts('BENCH_WRITERS', '1,10,100');
 // Which of the four parts to run (BENCH_PARTS=1,4 for the store alone), all by default.
-const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map(Number));
+const PARTS = new Set(counts('BENCH_PARTS', '1,2,3,4'));
+if ([...PARTS].some((part) => part > 4))
+  throw new Error(`BENCH_PARTS: expected parts 1 to 4, got ${process.env.BENCH_PARTS}`);
 const MODEL = 'claude-sonnet-4-5';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 
